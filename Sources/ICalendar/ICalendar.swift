@@ -1,0 +1,1 @@
+// ICalendar module.

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `linkd` command: the daemon and its terminal tools.
+@main
+struct Linkd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "linkd",
+        abstract: "Deep-link and share-URL routing daemon.",
+        subcommands: []
+    )
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages linkd needs when they are missing. Idempotent; runs apt-get only when needed.
+# Usage: scripts/ensure-deps.sh [build|test]   (test adds what the test suite needs: a browser, a database…)
+set -euo pipefail
+want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
+if [ "${1:-build}" = test ]; then
+  want+=(openssl)
+fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ensure-deps: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "ensure-deps: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "ensure-deps: swift is not on PATH (expected /opt/swift/usr/bin)" >&2; exit 1; }
