@@ -78,4 +78,18 @@ public enum RawCrypto {
     public static func hmacSHA256(key: [UInt8], message: [UInt8]) throws -> [UInt8] {
         try HMACSHA256(key: key).authenticate(message)
     }
+
+    /// HMAC-SHA256 with the key schedule prepared once (EVP_MAC_init once, EVP_MAC_CTX_dup per call): the
+    /// fair baseline for the token path, which uses the same technique.
+    public final class PreparedHMACSHA256: Sendable {
+        private let mac: HMACSHA256
+
+        /// Prepares `key`.
+        public init(key: [UInt8]) throws { mac = try HMACSHA256(key: key) }
+
+        /// Writes the 32-byte tag of `message` into `tag`; false if OpenSSL fails or `tag` is short.
+        public func authenticate(_ message: [UInt8], into tag: inout [UInt8]) -> Bool {
+            message.withUnsafeBytes { m in tag.withUnsafeMutableBytes { mac.authenticate(m, into: $0) } }
+        }
+    }
 }
