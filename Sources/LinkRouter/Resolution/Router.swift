@@ -245,7 +245,7 @@ public final class Router: Sendable {
             return place(route, params: params, state: state, compiled: compiled)
         }
         for rule in manifest.intercepts where rule.states.contains(state) && (rule.routes.isEmpty || rule.routes.contains(route.id)) {
-            guard let screen = manifest.routes[rule.route], screen.states.contains(state) else { continue }
+            guard let screen = manifest.routes[rule.route] else { continue }
             var resolution = place(screen, params: [:], state: state, compiled: compiled)
             resolution.outcome = .intercept
             let back = route.parent ?? route.tab.flatMap { tab in manifest.tabs.first { $0.id == tab }?.root }
