@@ -61,6 +61,12 @@ public struct Resolution: Codable, Sendable, Equatable {
         public var params: [String: String]
         /// The URL as received.
         public var url: String
+        /// Creates a continuation.
+        public init(route: String, params: [String: String], url: String) {
+            self.route = route
+            self.params = params
+            self.url = url
+        }
     }
 
     /// Share-link details.
@@ -71,6 +77,12 @@ public struct Resolution: Codable, Sendable, Equatable {
         public var status: String
         /// Expiry as unix seconds, when active.
         public var expiresAt: Int?
+        /// Creates link info.
+        public init(id: String?, status: String, expiresAt: Int?) {
+            self.id = id
+            self.status = status
+            self.expiresAt = expiresAt
+        }
     }
 
     static func failure(_ problem: ResolutionProblem, app: String? = nil) -> Resolution {
