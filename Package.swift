@@ -87,6 +87,7 @@ let package = Package(
         .testTarget(
             name: "ICalendarTests",
             dependencies: ["ICalendar"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
     ]
