@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter"],
+            dependencies: ["LinkRouter", "ICalendar"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
