@@ -130,7 +130,10 @@ struct CalendarResolverTests {
     func signedOut() throws {
         let report = try resolve("BEGIN:VEVENT\nUID:x\nEND:VEVENT\n", state: nil)
         let resolution = try #require(report.items.first?.resolution)
-        #expect(resolution.outcome != .route || resolution.route != "Calendar/EventDetail")
+        #expect(resolution.outcome == .intercept)
+        #expect(resolution.route == "Onboarding/Credentials")
+        #expect(resolution.intercept?.continuation?.route == "Calendar/EventDetail")
+        #expect(resolution.intercept?.continuation?.params == ["eventId": "x"])
     }
 
     @Test("a file over the cap cannot be read as a calendar")

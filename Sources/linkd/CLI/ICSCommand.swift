@@ -41,6 +41,10 @@ struct ICSCommand: ParsableCommand {
         // Read one byte past the cap so an oversized file is refused by the parser without reading all of it.
         let data = (try? handle.read(upToCount: parser.limits.maxBytes + 1)) ?? Data()
         try? handle.close()
+        if data.count > parser.limits.maxBytes {
+            writeError("\(file): error: the file is larger than \(parser.limits.maxBytes) bytes, the .ics cap (inputTooLarge)")
+            throw ExitCode(1)
+        }
         let report: CalendarReport
         do {
             report = try CalendarResolver(router: router, parser: parser).resolve([UInt8](data), state: state, app: app)
