@@ -81,12 +81,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter"],
+            dependencies: ["LinkRouter", "ICalendar"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ICalendarTests",
             dependencies: ["ICalendar"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
     ]

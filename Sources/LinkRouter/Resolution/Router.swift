@@ -237,6 +237,20 @@ public final class Router: Sendable {
         return resolution
     }
 
+    /// Opens a route by id as if a URL had matched it (state checks and intercepts included); used by the calendar
+    /// resolver for `.ics` rules. `url` is the continuation URL kept for intercepts.
+    func open(app appID: String, route routeID: String, params: [String: String], url: String, state: String?) -> Resolution {
+        guard let compiled = apps[appID] else { return .failure(.init(.unknownApp, "app '\(appID)' is not loaded")) }
+        let callerState = state ?? compiled.manifest.unauthenticatedState
+        guard compiled.manifest.states.contains(callerState) else {
+            return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID)"), app: appID)
+        }
+        guard let route = compiled.manifest.routes[routeID] else {
+            return notFound(compiled, state: callerState, problem: .init(.noMatch, "route \(routeID) is missing"))
+        }
+        return open(route, params: params, url: url, state: callerState, compiled: compiled)
+    }
+
     /// Opens a matched route: checks the state, applies intercepts.
     private func open(_ route: AppManifest.Route, params: [String: String], url: String, state: String,
                       compiled: Compiled) -> Resolution {
