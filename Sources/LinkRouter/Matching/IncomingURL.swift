@@ -55,10 +55,14 @@ struct IncomingURL: Sendable {
             port = value
             authority = authority[..<colon]
         }
-        guard authority.unicodeScalars.allSatisfy({ $0.isASCII }) else {
-            return .failure(.init(.malformedURL, "host '\(authority)' is not ASCII; use its punycode (xn--) form"))
+        var host = authority.lowercased()
+        if !authority.unicodeScalars.allSatisfy({ $0.isASCII }) {
+            // IDN: a Unicode host is matched by its punycode form.
+            guard let ascii = Punycode.asciiHost(String(authority)) else {
+                return .failure(.init(.malformedURL, "host '\(authority)' is not a valid internationalized name"))
+            }
+            host = ascii
         }
-        let host = authority.lowercased()
         var segments: [String] = []
         let isWeb = scheme.lowercased() == "https" || scheme.lowercased() == "http"
         if !isWeb, !authority.isEmpty {
