@@ -21,16 +21,18 @@ struct IncomingURL: Sendable {
         guard text.utf8.count <= maxBytes else {
             return .failure(.init(.urlTooLong, "URL is \(text.utf8.count) bytes, over the cap of \(maxBytes)"))
         }
-        guard let schemeEnd = text.range(of: "://") else {
+        // A plain scan: Foundation's range(of:) is slow on Linux.
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else {
             return .failure(.init(.malformedURL, "URL has no scheme (expected scheme://…)"))
         }
-        let scheme = text[..<schemeEnd.lowerBound]
+        let scheme = text[..<colon]
+        let afterScheme = text.index(colon, offsetBy: 3)
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
               scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
         else {
             return .failure(.init(.malformedURL, "URL scheme '\(scheme)' is not valid"))
         }
-        var rest = text[schemeEnd.upperBound...]
+        var rest = text[afterScheme...]
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }   // fragments are ignored
         var queryText: Substring = ""
         if let question = rest.firstIndex(of: "?") {
