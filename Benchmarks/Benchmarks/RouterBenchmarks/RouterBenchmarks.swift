@@ -27,12 +27,17 @@ private func generatedRouter(count: Int) -> Router? {
     return try? Router(manifests: [ManifestLoader.parse(yaml: yaml, file: "generated.yaml")])
 }
 
+/// Built once, outside the measured closures.
+private let handz = handzRouter()
+private let generated = generatedRouter(count: 10_000)
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration.timeUnits = .nanoseconds
     Benchmark.defaultConfiguration.maxDuration = .seconds(3)
+    Benchmark.defaultConfiguration.scalingFactor = .kilo   // 1,000 resolutions per sample
 
     Benchmark("Router.resolve Handz (flow edit link, pro)") { benchmark in
-        guard let router = handzRouter() else { fatalError("handz.yaml did not load") }
+        guard let router = handz else { fatalError("handz.yaml did not load") }
         let url = "https://links.handz.example/flows/3f2504e0-4f89-11d3-9a0c-0305e82c3301/edit"
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
@@ -41,7 +46,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Router.resolve Handz (custom scheme, signed-out intercept)") { benchmark in
-        guard let router = handzRouter() else { fatalError("handz.yaml did not load") }
+        guard let router = handz else { fatalError("handz.yaml did not load") }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             blackHole(router.resolve(url: "handz://practice/history", state: "signedOut"))
@@ -49,7 +54,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Router.resolve generated 10,000 routes") { benchmark in
-        guard let router = generatedRouter(count: 10_000) else { fatalError("generated manifest did not load") }
+        guard let router = generated else { fatalError("generated manifest did not load") }
         let url = "https://links.gen.example/s57/i9957/12345"
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
