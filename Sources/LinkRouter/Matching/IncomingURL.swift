@@ -21,16 +21,18 @@ struct IncomingURL: Sendable {
         guard text.utf8.count <= maxBytes else {
             return .failure(.init(.urlTooLong, "URL is \(text.utf8.count) bytes, over the cap of \(maxBytes)"))
         }
-        guard let schemeEnd = text.range(of: "://") else {
+        // A plain scan: Foundation's range(of:) is slow on Linux.
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else {
             return .failure(.init(.malformedURL, "URL has no scheme (expected scheme://…)"))
         }
-        let scheme = text[..<schemeEnd.lowerBound]
+        let scheme = text[..<colon]
+        let afterScheme = text.index(colon, offsetBy: 3)
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
               scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
         else {
             return .failure(.init(.malformedURL, "URL scheme '\(scheme)' is not valid"))
         }
-        var rest = text[schemeEnd.upperBound...]
+        var rest = text[afterScheme...]
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }   // fragments are ignored
         var queryText: Substring = ""
         if let question = rest.firstIndex(of: "?") {
@@ -55,10 +57,14 @@ struct IncomingURL: Sendable {
             port = value
             authority = authority[..<colon]
         }
-        guard authority.unicodeScalars.allSatisfy({ $0.isASCII }) else {
-            return .failure(.init(.malformedURL, "host '\(authority)' is not ASCII; use its punycode (xn--) form"))
+        var host = authority.lowercased()
+        if !authority.unicodeScalars.allSatisfy({ $0.isASCII }) {
+            // IDN: a Unicode host is matched by its punycode form.
+            guard let ascii = Punycode.asciiHost(String(authority)) else {
+                return .failure(.init(.malformedURL, "host '\(authority)' is not a valid internationalized name"))
+            }
+            host = ascii
         }
-        let host = authority.lowercased()
         var segments: [String] = []
         let isWeb = scheme.lowercased() == "https" || scheme.lowercased() == "http"
         if !isWeb, !authority.isEmpty {

@@ -1,0 +1,33 @@
+import Testing
+import LinkRouter
+
+@Suite("Manifest helpers for well-known files and previews")
+struct WebHelperTests {
+    @Test("universal-link paths, share hosts and preview URLs")
+    func helpers() throws {
+        let handz = try ManifestLoader.load(path: Examples.path("handz"))
+        #expect(handz.universalLinkPaths.first == "/s/*")
+        #expect(handz.universalLinkPaths.contains("/flows/*/edit"))
+        #expect(handz.shareHosts == ["links.handz.example"])
+        #expect(handz.previewURL(params: ["flowId": flowID]) == "https://api.handz.example/v1/previews/flows/\(flowID)")
+        #expect(handz.previewURL(params: ["flowId": "a/b c"]) == "https://api.handz.example/v1/previews/flows/a%2Fb%20c")
+        #expect(handz.previewURL(params: [:]) == nil)
+    }
+
+    @Test("RFC 3492 IDN hosts: Unicode and punycode spellings reach the same app")
+    func idn() throws {
+        let yaml = """
+        app: idn
+        name: IDN
+        hosts: [xn--mnchen-3ya.example, xn--bcher-kva.example]
+        states: [s]
+        unauthenticatedState: s
+        routes:
+          - { id: A, presentation: push, states: [s], patterns: [/a] }
+        """
+        let router = try Router(manifests: [ManifestLoader.parse(yaml: yaml, file: "idn.yaml")])
+        #expect(router.resolve(url: "https://münchen.example/a", state: nil).route == "A")
+        #expect(router.resolve(url: "https://bücher.example/a", state: nil).route == "A")
+        #expect(router.app(for: "https://MÜNCHEN.example/a") == "idn")
+    }
+}
