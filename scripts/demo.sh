@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
-# Placeholder until `linkd serve` exists: shows the CLI's help.
+# Starts `linkd serve` on its embedded default: 127.0.0.1:8080, data in the given directory (default ./data).
+# Usage: scripts/demo.sh [path/to/linkd] [data-dir]
 set -euo pipefail
-"$1" --help
+BIN="${1:-.build/release/linkd}"
+DATA="${2:-./data}"
+echo "linkd: serving on http://${LINKD_HOST:-127.0.0.1}:${LINKD_PORT:-8080} (data in $DATA); Ctrl-C to stop"
+exec "$BIN" serve --data-dir "$DATA"

@@ -6,6 +6,6 @@ struct Linkd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkd",
         abstract: "Deep-link and share-URL routing daemon.",
-        subcommands: []
+        subcommands: [ServeCommand.self]
     )
 }
