@@ -102,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter"],
+            dependencies: ["LinkRouter", "ICalendar"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -123,6 +123,7 @@ let package = Package(
         .testTarget(
             name: "ICalendarTests",
             dependencies: ["ICalendar"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,1 +1,0 @@
-// LinkRouter module.

@@ -1,0 +1,60 @@
+/// Type of a path or query param.
+public enum ParamType: String, Sendable, CaseIterable, Codable {
+    /// Any non-empty segment.
+    case string
+    /// Optional `-`, then 1–18 ASCII digits.
+    case int
+    /// 8-4-4-4-12 hex digits, any case.
+    case uuid
+    /// `[a-z0-9]+(-[a-z0-9]+)*`.
+    case slug
+
+    /// Whether `value` is valid for the type.
+    public func accepts(_ value: Substring) -> Bool {
+        let bytes = value.utf8
+        if bytes.isEmpty { return false }
+        switch self {
+        case .string:
+            return true
+        case .int:
+            var digits = bytes[...]
+            if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+            return !digits.isEmpty && digits.count <= 18 && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
+        case .uuid:
+            guard bytes.count == 36 else { return false }
+            for (index, byte) in bytes.enumerated() {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    if byte != UInt8(ascii: "-") { return false }
+                } else if !Self.isHex(byte) {
+                    return false
+                }
+            }
+            return true
+        case .slug:
+            var previousDash = true
+            for byte in bytes {
+                if byte == UInt8(ascii: "-") {
+                    if previousDash { return false }
+                    previousDash = true
+                } else if (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) {
+                    previousDash = false
+                } else {
+                    return false
+                }
+            }
+            return !previousDash
+        }
+    }
+
+    /// Whether some value is valid for both types (they would make two patterns ambiguous).
+    public func overlaps(_ other: ParamType) -> Bool {
+        if self == other || self == .string || other == .string { return true }
+        let pair: Set<ParamType> = [self, other]
+        // "12" is an int and a slug; a lowercase uuid is a slug. int and uuid never overlap.
+        return pair == [.int, .slug] || pair == [.uuid, .slug]
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 70) || (byte >= 97 && byte <= 102)
+    }
+}

@@ -1,0 +1,156 @@
+/// The compiled matcher of one manifest: a trie keyed by path segment.
+///
+/// Lookup walks one node per URL segment (a dictionary lookup for literals, then the few typed-param edges,
+/// then the wildcard), so its cost grows with the URL's length, not with the number of routes.
+/// Most specific wins at each segment: literal, then typed param, then wildcard (with backtracking).
+struct RouteTrie: Sendable {
+    /// What a pattern leads to.
+    struct Terminal: Sendable {
+        var route: String
+        var paramNames: [String]
+        var pattern: String
+        var mark: SourceMark
+    }
+
+    struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        var params: [(type: ParamType, child: Int)] = []
+        var wildcard: Terminal?
+        var terminal: Terminal?
+    }
+
+    /// A collision found while building.
+    struct Collision: Error, Sendable {
+        var first: Terminal
+        var second: Terminal
+        var reason: String
+    }
+
+    private(set) var nodes: [Node] = [Node()]
+    let caseInsensitive: Bool
+
+    init(caseInsensitive: Bool) {
+        self.caseInsensitive = caseInsensitive
+    }
+
+    /// Adds one expanded pattern variant. Throws when it collides with one already added.
+    mutating func insert(_ segments: [PathPattern.Segment], terminal: Terminal) throws(Collision) {
+        var current = 0
+        for segment in segments {
+            switch segment {
+            case .literal(let text):
+                let key = caseInsensitive ? text.lowercased() : text
+                if let next = nodes[current].literals[key] {
+                    current = next
+                } else {
+                    nodes.append(Node())
+                    nodes[current].literals[key] = nodes.count - 1
+                    current = nodes.count - 1
+                }
+            case .param(_, let type):
+                if let edge = nodes[current].params.first(where: { $0.type == type }) {
+                    current = edge.child
+                } else {
+                    nodes.append(Node())
+                    nodes[current].params.append((type, nodes.count - 1))
+                    current = nodes.count - 1
+                }
+            case .wildcard:
+                if let existing = nodes[current].wildcard {
+                    if existing.route == terminal.route && existing.pattern == terminal.pattern { return }
+                    throw Collision(first: existing, second: terminal, reason: "both end in a wildcard at the same place")
+                }
+                nodes[current].wildcard = terminal
+                return
+            }
+        }
+        if let existing = nodes[current].terminal {
+            if existing.route == terminal.route && existing.pattern == terminal.pattern { return }
+            throw Collision(first: existing, second: terminal, reason: "they match exactly the same paths")
+        }
+        nodes[current].terminal = terminal
+    }
+
+    /// Finds pairs of patterns that can match one URL with neither more specific: typed-param edges of the same
+    /// node whose types overlap and whose subtrees share a path.
+    func ambiguities() -> [Collision] {
+        var found: [Collision] = []
+        for node in nodes where node.params.count > 1 {
+            for i in 0..<node.params.count {
+                for j in (i + 1)..<node.params.count where node.params[i].type.overlaps(node.params[j].type) {
+                    if let (a, b) = witness(node.params[i].child, node.params[j].child, depth: 0) {
+                        found.append(Collision(first: a, second: b, reason:
+                            "params of types \(node.params[i].type.rawValue) and \(node.params[j].type.rawValue) overlap at the same segment"))
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Two terminals reachable by the same remaining segments from `a` and `b`, if any.
+    private func witness(_ a: Int, _ b: Int, depth: Int) -> (Terminal, Terminal)? {
+        guard depth < 64 else { return nil }
+        let na = nodes[a], nb = nodes[b]
+        if let ta = na.terminal, let tb = nb.terminal { return (ta, tb) }
+        if let wa = na.wildcard, let tb = anyTerminal(below: b) { return (wa, tb) }
+        if let wb = nb.wildcard, let ta = anyTerminal(below: a) { return (ta, wb) }
+        for (key, ca) in na.literals {
+            if let cb = nb.literals[key], let w = witness(ca, cb, depth: depth + 1) { return w }
+            for edge in nb.params where edge.type.accepts(Substring(key)) {
+                if let w = witness(ca, edge.child, depth: depth + 1) { return w }
+            }
+        }
+        for edgeA in na.params {
+            for (key, cb) in nb.literals where edgeA.type.accepts(Substring(key)) {
+                if let w = witness(edgeA.child, cb, depth: depth + 1) { return w }
+            }
+            for edgeB in nb.params where edgeA.type.overlaps(edgeB.type) {
+                if let w = witness(edgeA.child, edgeB.child, depth: depth + 1) { return w }
+            }
+        }
+        return nil
+    }
+
+    /// Any terminal reachable from `index` by one or more segments.
+    private func anyTerminal(below index: Int) -> Terminal? {
+        var pending = Array(nodes[index].literals.values) + nodes[index].params.map(\.child)
+        if let wildcard = nodes[index].wildcard { return wildcard }
+        while let next = pending.popLast() {
+            if let terminal = nodes[next].terminal ?? nodes[next].wildcard { return terminal }
+            pending += Array(nodes[next].literals.values) + nodes[next].params.map(\.child)
+        }
+        return nil
+    }
+
+    /// Matches decoded path segments; returns the terminal and the captured values in order.
+    func match(_ segments: [String]) -> (Terminal, [String])? {
+        var captures: [String] = []
+        captures.reserveCapacity(4)
+        return match(segments, at: 0, node: 0, captures: &captures)
+    }
+
+    private func match(_ segments: [String], at position: Int, node index: Int,
+                       captures: inout [String]) -> (Terminal, [String])? {
+        let node = nodes[index]
+        if position == segments.count {
+            if let terminal = node.terminal { return (terminal, captures) }
+            return nil
+        }
+        let segment = segments[position]
+        if let next = node.literals[caseInsensitive ? segment.lowercased() : segment],
+           let found = match(segments, at: position + 1, node: next, captures: &captures) {
+            return found
+        }
+        for edge in node.params where edge.type.accepts(Substring(segment)) {
+            captures.append(segment)
+            if let found = match(segments, at: position + 1, node: edge.child, captures: &captures) { return found }
+            captures.removeLast()
+        }
+        if let wildcard = node.wildcard {
+            captures.append(segments[position...].joined(separator: "/"))
+            return (wildcard, captures)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+
+/// Resolves URLs against a set of app manifests. Matchers are compiled once in `init`; `resolve` is a pure
+/// function (no I/O, no clock) and safe to call from any thread.
+public final class Router: Sendable {
+    /// Limits for incoming URLs.
+    public struct Limits: Sendable {
+        /// URLs over this many UTF-8 bytes are refused (`urlTooLong`).
+        public var maxURLBytes: Int
+        /// Creates limits; default 4096 bytes.
+        public init(maxURLBytes: Int = 4096) { self.maxURLBytes = maxURLBytes }
+    }
+
+    private struct Compiled: Sendable {
+        let manifest: AppManifest
+        let matcher: RouteMatcher
+        /// Presentations that hide the tab bar.
+        let hidden: Set<Presentation>
+    }
+
+    private let apps: [String: Compiled]
+    private let byScheme: [String: String]
+    private let byHost: [String: String]
+    /// App ids in load order.
+    public let appIDs: [String]
+    /// Limits in force.
+    public let limits: Limits
+
+    /// Compiles every manifest. Throws the same `ManifestErrors` the loader would for colliding patterns
+    /// or an app, host or scheme claimed twice.
+    public init(manifests: [AppManifest], limits: Limits = .init()) throws(ManifestErrors) {
+        var apps: [String: Compiled] = [:]
+        var byScheme: [String: String] = [:]
+        var byHost: [String: String] = [:]
+        var errors: [ManifestError] = []
+        for manifest in manifests {
+            let mark = SourceMark(file: manifest.sourceFile, line: 1, column: 1)
+            switch RouteMatcher.compile(manifest) {
+            case .success(let matcher):
+                if apps[manifest.app] != nil {
+                    errors.append(ManifestError(.duplicateID, at: mark, "app '\(manifest.app)' is loaded twice", hint: "load it once"))
+                }
+                apps[manifest.app] = Compiled(manifest: manifest, matcher: matcher, hidden: Set(manifest.tabBarHiddenFor))
+            case .failure(let collisions):
+                for collision in collisions.list {
+                    errors.append(ManifestError(.ambiguousPatterns, at: collision.second.mark,
+                        "pattern '\(collision.second.pattern)' of \(collision.second.route) and '\(collision.first.pattern)' of \(collision.first.route) can match the same URL: \(collision.reason)",
+                        hint: "make one of them more specific"))
+                }
+            }
+            for scheme in manifest.schemes {
+                if let other = byScheme[scheme], other != manifest.app {
+                    errors.append(ManifestError(.duplicateID, at: mark, "scheme '\(scheme)' is claimed by \(other) and \(manifest.app)", hint: "give each app its own scheme"))
+                }
+                byScheme[scheme] = manifest.app
+            }
+            for host in manifest.hosts {
+                if let other = byHost[host], other != manifest.app {
+                    errors.append(ManifestError(.duplicateID, at: mark, "host '\(host)' is claimed by \(other) and \(manifest.app)", hint: "give each app its own host"))
+                }
+                byHost[host] = manifest.app
+            }
+        }
+        guard errors.isEmpty else { throw ManifestErrors(errors) }
+        self.apps = apps
+        self.byScheme = byScheme
+        self.byHost = byHost
+        self.appIDs = manifests.map(\.app)
+        self.limits = limits
+    }
+
+    /// The manifest of `app`.
+    public func manifest(app: String) -> AppManifest? { apps[app]?.manifest }
+
+    /// Every loaded manifest, in load order.
+    public var manifests: [AppManifest] { appIDs.compactMap { apps[$0]?.manifest } }
+
+    /// Which app claims this URL's scheme or host (nil when none or when the URL does not parse).
+    public func app(for url: String) -> String? {
+        guard case .success(let parsed) = IncomingURL.parse(url, maxBytes: limits.maxURLBytes) else { return nil }
+        return parsed.isWeb ? byHost[parsed.host] : byScheme[parsed.scheme]
+    }
+
+    /// Resolves `url` for a caller in `state` (nil: the app's unauthenticated state).
+    /// - Parameters:
+    ///   - url: custom-scheme or https URL as received.
+    ///   - state: the caller's session state.
+    ///   - app: the app to resolve against; nil picks it from the scheme or host.
+    ///   - links: the share-token lookup (the daemon backs it with its store); called at most once.
+    public func resolve(url: String, state: String?, app: String? = nil,
+                        links: (ShareLinkQuery) -> LinkStatus = { _ in .unknown }) -> Resolution {
+        let parsed: IncomingURL
+        switch IncomingURL.parse(url, maxBytes: limits.maxURLBytes) {
+        case .success(let value): parsed = value
+        case .failure(let problem): return .failure(problem, app: app)
+        }
+        let appID: String
+        if let app {
+            appID = app
+        } else if let found = parsed.isWeb ? byHost[parsed.host] : byScheme[parsed.scheme] {
+            appID = found
+        } else {
+            return .failure(.init(.unknownApp, "no app claims \(parsed.isWeb ? "host '\(parsed.host)'" : "scheme '\(parsed.scheme)'")"))
+        }
+        guard let compiled = apps[appID] else {
+            return .failure(.init(.unknownApp, "app '\(appID)' is not loaded"))
+        }
+        let manifest = compiled.manifest
+        if parsed.isWeb {
+            guard manifest.hosts.contains(parsed.host) else {
+                return .failure(.init(.unknownApp, "host '\(parsed.host)' is not a host of \(appID)"), app: appID)
+            }
+            if let port = parsed.port, !manifest.ports.contains(port) {
+                return .failure(.init(.portRefused, "port \(port) is not configured for \(appID)"), app: appID)
+            }
+        } else {
+            guard manifest.schemes.contains(parsed.scheme) else {
+                return .failure(.init(.unknownApp, "scheme '\(parsed.scheme)' is not a scheme of \(appID)"), app: appID)
+            }
+            if parsed.port != nil {
+                return .failure(.init(.portRefused, "a custom-scheme URL has no port"), app: appID)
+            }
+        }
+        let callerState = state ?? manifest.unauthenticatedState
+        guard manifest.states.contains(callerState) else {
+            return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID) (\(manifest.states.joined(separator: ", ")))"), app: appID)
+        }
+
+        // Share links first: on the share hosts (or any host when none are listed) and on the custom schemes.
+        if let share = manifest.share, let shareTrie = compiled.matcher.share,
+           !parsed.isWeb || share.hosts.isEmpty || share.hosts.contains(parsed.host),
+           let (terminal, values) = shareTrie.match(parsed.segments),
+           let index = terminal.paramNames.firstIndex(of: "token"), index < values.count {
+            return resolveShare(token: values[index], url: url, state: callerState, compiled: compiled, share: share, links: links)
+        }
+
+        guard let (terminal, values) = compiled.matcher.routes.match(parsed.segments) else {
+            return notFound(compiled, state: callerState, problem: .init(.noMatch, "no route of \(appID) matches '/\(parsed.segments.joined(separator: "/"))'"))
+        }
+        var params: [String: String] = [:]
+        for (name, value) in zip(terminal.paramNames, values) { params[name] = value }
+        guard let route = manifest.routes[terminal.route] else {
+            return notFound(compiled, state: callerState, problem: .init(.noMatch, "route \(terminal.route) is missing"))
+        }
+        for (name, spec) in route.query {
+            if let value = parsed.query[name] {
+                guard spec.type.accepts(Substring(value)) else {
+                    return notFound(compiled, state: callerState, problem: .init(.badQuery, "query param '\(name)' is not a valid \(spec.type.rawValue)"))
+                }
+                params[name] = value
+            } else if spec.required {
+                return notFound(compiled, state: callerState, problem: .init(.badQuery, "query param '\(name)' is required"))
+            }
+        }
+        return open(route, params: params, url: url, state: callerState, compiled: compiled)
+    }
+
+    /// Checks that `route` of `app` can be the target of a share link with these params.
+    public func checkShareTarget(app: String, route routeID: String, params: [String: String]) throws(RouteError) {
+        guard let manifest = apps[app]?.manifest else { throw RouteError(code: .unknownApp, message: "app '\(app)' is not loaded") }
+        guard let route = manifest.routes[routeID] else { throw RouteError(code: .unknownRoute, message: "\(app) has no route '\(routeID)'") }
+        guard route.shareable else { throw RouteError(code: .notShareable, message: "route \(routeID) is not shareable") }
+        var declared: [String: ParamType] = [:]
+        for text in route.patterns {
+            guard let pattern = try? PathPattern(parsing: text) else { continue }
+            for (segment, _) in pattern.segments {
+                switch segment {
+                case .param(let name, let type): declared[name] = type
+                case .wildcard(let name): declared[name] = .string
+                case .literal: break
+                }
+            }
+        }
+        for (name, spec) in route.query { declared[name] = spec.type }
+        for (name, value) in params {
+            guard let type = declared[name] else {
+                throw RouteError(code: .badParams, message: "route \(routeID) has no param '\(name)'")
+            }
+            guard type.accepts(Substring(value)) else {
+                throw RouteError(code: .badParams, message: "param '\(name)' of \(routeID) is not a valid \(type.rawValue)")
+            }
+        }
+    }
+
+    /// The public share URL for a token: `https://<first share host><share path with the token>`.
+    public func shareURL(app: String, token: String) -> String? {
+        guard let manifest = apps[app]?.manifest, let share = manifest.share,
+              let host = share.hosts.first ?? manifest.hosts.first else { return nil }
+        let encoded = token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
+        let path = share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
+        return "https://\(host)/\(path)"
+    }
+
+    // MARK: - Resolution steps
+
+    private func resolveShare(token: String, url: String, state: String, compiled: Compiled,
+                              share: AppManifest.ShareConfig, links: (ShareLinkQuery) -> LinkStatus) -> Resolution {
+        let manifest = compiled.manifest
+        switch links(ShareLinkQuery(app: manifest.app, token: token)) {
+        case .active(let target):
+            let routeID = target.route.isEmpty ? share.route : target.route
+            guard let route = manifest.routes[routeID] else {
+                return unavailable(compiled, state: state, share: share, link: .init(id: target.linkID, status: "deleted", expiresAt: nil))
+            }
+            var resolution = open(route, params: target.params, url: url, state: state, compiled: compiled)
+            resolution.link = .init(id: target.linkID, status: "active", expiresAt: Int(target.expiresAt.timeIntervalSince1970))
+            return resolution
+        case .unavailable(let linkID, let reason):
+            return unavailable(compiled, state: state, share: share, link: .init(id: linkID, status: reason.rawValue, expiresAt: nil))
+        case .unknown:
+            return unavailable(compiled, state: state, share: share, link: .init(id: nil, status: "unknown", expiresAt: nil))
+        }
+    }
+
+    private func unavailable(_ compiled: Compiled, state: String, share: AppManifest.ShareConfig,
+                             link: Resolution.LinkInfo) -> Resolution {
+        let manifest = compiled.manifest
+        guard let route = manifest.routes[share.unavailableRoute] else {
+            return .failure(.init(.noMatch, "unavailable route missing"), app: manifest.app)
+        }
+        var resolution = place(route, params: [:], state: state, compiled: compiled)
+        resolution.outcome = .linkUnavailable
+        resolution.link = link
+        resolution.message = share.unavailableMessage
+        resolution.cta = share.cta[state]
+        return resolution
+    }
+
+    private func notFound(_ compiled: Compiled, state: String, problem: ResolutionProblem) -> Resolution {
+        let manifest = compiled.manifest
+        guard let routeID = manifest.notFoundRoute, let route = manifest.routes[routeID] else {
+            return .failure(problem, app: manifest.app)
+        }
+        var resolution = place(route, params: [:], state: state, compiled: compiled)
+        resolution.outcome = .notFound
+        resolution.problem = problem
+        return resolution
+    }
+
+    /// Opens a route by id as if a URL had matched it (state checks and intercepts included); used by the calendar
+    /// resolver for `.ics` rules. `url` is the continuation URL kept for intercepts.
+    func open(app appID: String, route routeID: String, params: [String: String], url: String, state: String?) -> Resolution {
+        guard let compiled = apps[appID] else { return .failure(.init(.unknownApp, "app '\(appID)' is not loaded")) }
+        let callerState = state ?? compiled.manifest.unauthenticatedState
+        guard compiled.manifest.states.contains(callerState) else {
+            return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID)"), app: appID)
+        }
+        guard let route = compiled.manifest.routes[routeID] else {
+            return notFound(compiled, state: callerState, problem: .init(.noMatch, "route \(routeID) is missing"))
+        }
+        return open(route, params: params, url: url, state: callerState, compiled: compiled)
+    }
+
+    /// Opens a matched route: checks the state, applies intercepts.
+    private func open(_ route: AppManifest.Route, params: [String: String], url: String, state: String,
+                      compiled: Compiled) -> Resolution {
+        let manifest = compiled.manifest
+        if route.states.contains(state) {
+            return place(route, params: params, state: state, compiled: compiled)
+        }
+        for rule in manifest.intercepts where rule.states.contains(state) && (rule.routes.isEmpty || rule.routes.contains(route.id)) {
+            guard let screen = manifest.routes[rule.route] else { continue }
+            var resolution = place(screen, params: [:], state: state, compiled: compiled)
+            resolution.outcome = .intercept
+            let back = route.parent ?? route.tab.flatMap { tab in manifest.tabs.first { $0.id == tab }?.root }
+            resolution.intercept = .init(route: screen.id,
+                                         continuation: rule.continuation ? .init(route: route.id, params: params, url: url) : nil,
+                                         returnTo: back)
+            return resolution
+        }
+        return notFound(compiled, state: state, problem: .init(.notAllowed, "state '\(state)' may not open \(route.id)"))
+    }
+
+    /// Places a route the state may open: tab, presentation, stack, return paths.
+    private func place(_ route: AppManifest.Route, params: [String: String], state: String, compiled: Compiled) -> Resolution {
+        let manifest = compiled.manifest
+        let hasShell = manifest.tabStates.contains(state) && !manifest.tabs.isEmpty
+
+        // The parent chain, root first (cycles are refused at load; the bound guards code-built manifests).
+        var chain: [String] = []
+        var current = route.parent
+        while let id = current, chain.count < 64, let parent = manifest.routes[id] {
+            chain.append(id)
+            current = parent.parent
+        }
+        chain.reverse()
+        let owner = ([route.tab] + chain.map { manifest.routes[$0]?.tab }).lazy.compactMap { $0 }.first
+        var tab: AppManifest.Tab?
+        var stack = chain
+        if hasShell {
+            tab = owner.flatMap { id in manifest.tabs.first { $0.id == id } } ?? manifest.defaultTab
+            if let root = tab?.root, root != route.id, stack.first != root { stack.insert(root, at: 0) }
+        } else if let root = manifest.stateRoots[state], root != route.id, stack.first != root {
+            stack.insert(root, at: 0)
+        }
+        let visible = hasShell && !compiled.hidden.contains(route.presentation)
+
+        var returnTo: [String: String] = [:]
+        let rule = manifest.returns.first { $0.from == route.id }
+        for candidate in manifest.states {
+            if let target = rule?.close[candidate] {
+                returnTo[candidate] = target
+            } else if let parent = chain.last {
+                returnTo[candidate] = parent
+            } else if manifest.tabStates.contains(candidate), let root = (owner.flatMap { id in manifest.tabs.first { $0.id == id } } ?? manifest.defaultTab)?.root, root != route.id {
+                returnTo[candidate] = root
+            } else if let root = manifest.stateRoots[candidate], root != route.id {
+                returnTo[candidate] = root
+            }
+        }
+        var actions: [String: RouteTarget]?
+        if let rule, !rule.actions.isEmpty {
+            var built: [String: RouteTarget] = [:]
+            for (name, target) in rule.actions {
+                var values: [String: String] = [:]
+                for (key, value) in target.params {
+                    if value.hasPrefix(":") {
+                        if let copied = params[String(value.dropFirst())] { values[key] = copied }
+                    } else {
+                        values[key] = value
+                    }
+                }
+                built[name] = RouteTarget(route: target.route, params: values)
+            }
+            actions = built
+        }
+        return Resolution(outcome: .route, app: manifest.app, route: route.id, params: params, tab: hasShell ? tab?.id : nil,
+                          presentation: route.presentation, tabBarVisible: visible, stack: stack, returnTo: returnTo,
+                          afterActions: actions, intercept: nil, link: nil, message: nil, cta: nil, problem: nil)
+    }
+}

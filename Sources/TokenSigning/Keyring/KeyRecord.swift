@@ -1,0 +1,203 @@
+import Foundation
+
+/// The life-cycle state of a signing key.
+public enum KeyState: String, Codable, Sendable {
+    /// Created, not yet signing; verifies (so other instances can learn it before it signs).
+    case pending
+    /// The one signing key for its app and suite.
+    case active
+    /// Rotated out: verifies until `verifyUntil`, never signs.
+    case verifyOnly
+    /// Neither signs nor verifies.
+    case retired
+}
+
+/// A stored key: metadata plus the sealed private material. `description` never shows the secret.
+public struct KeyRecord: Codable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The app the key belongs to.
+    public var app: String
+    /// The key id (unique per app).
+    public var kid: UInt32
+    /// The suite.
+    public var suite: TokenSuite
+    /// The state.
+    public var state: KeyState
+    /// Creation time.
+    public var createdAt: Date
+    /// When it became active.
+    public var activatedAt: Date?
+    /// For `verifyOnly`: the last instant tokens of this key verify.
+    public var verifyUntil: Date?
+    /// When it was retired.
+    public var retiredAt: Date?
+    /// The longest lifetime a token of this key may have, in seconds.
+    public var maxTokenLifetime: UInt32
+    /// The Ed25519 public key (empty for HMAC).
+    public var publicKey: [UInt8]
+    /// AES-256-GCM sealed secret (HMAC key or Ed25519 seed); AAD = "linkd-key-v1\0" app "\0" kid.
+    public var sealedSecret: [UInt8]
+
+    /// Creates a record.
+    public init(
+        app: String, kid: UInt32, suite: TokenSuite, state: KeyState, createdAt: Date, activatedAt: Date? = nil,
+        verifyUntil: Date? = nil, retiredAt: Date? = nil, maxTokenLifetime: UInt32, publicKey: [UInt8],
+        sealedSecret: [UInt8]
+    ) {
+        self.app = app
+        self.kid = kid
+        self.suite = suite
+        self.state = state
+        self.createdAt = createdAt
+        self.activatedAt = activatedAt
+        self.verifyUntil = verifyUntil
+        self.retiredAt = retiredAt
+        self.maxTokenLifetime = maxTokenLifetime
+        self.publicKey = publicKey
+        self.sealedSecret = sealedSecret
+    }
+
+    /// The public view.
+    public var info: KeyInfo {
+        KeyInfo(
+            app: app, kid: kid, suite: suite, state: state, createdAt: createdAt, activatedAt: activatedAt,
+            verifyUntil: verifyUntil, retiredAt: retiredAt, maxTokenLifetime: maxTokenLifetime)
+    }
+
+    public var description: String { "KeyRecord(\(app)/\(kid) \(suite.name) \(state.rawValue), secret redacted)" }
+    public var debugDescription: String { description }
+
+    /// The additional authenticated data binding sealed material to its app and kid.
+    static func sealingAAD(app: String, kid: UInt32) -> [UInt8] {
+        var aad = Array("linkd-key-v1".utf8) + [0] + Array(app.utf8) + [0]
+        TokenLayout.appendBE(kid, to: &aad)
+        return aad
+    }
+}
+
+/// The public view of a key: no secret material.
+public struct KeyInfo: Codable, Sendable, Equatable {
+    /// The app.
+    public var app: String
+    /// The key id.
+    public var kid: UInt32
+    /// The suite.
+    public var suite: TokenSuite
+    /// The state.
+    public var state: KeyState
+    /// Creation time.
+    public var createdAt: Date
+    /// Activation time.
+    public var activatedAt: Date?
+    /// Verify-until for rotated-out keys.
+    public var verifyUntil: Date?
+    /// Retirement time.
+    public var retiredAt: Date?
+    /// Longest token lifetime, seconds.
+    public var maxTokenLifetime: UInt32
+}
+
+/// Where key records are persisted. The file store is the local one; the server implements it on SQLite.
+public protocol KeyringStore: Sendable {
+    /// All records.
+    func loadKeyRecords() throws -> [KeyRecord]
+    /// Inserts or replaces the record with the same app and kid.
+    func saveKeyRecord(_ record: KeyRecord) throws
+}
+
+/// A JSON file of key records, mode 0600, replaced atomically (temp file, fsync, rename).
+public struct FileKeyringStore: KeyringStore {
+    /// The file path.
+    public let path: String
+    private let lock = NSLock()
+
+    /// A store at `path`; the directory is created with mode 0700 when missing.
+    public init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try FileSystem.makeDirectory(directory) }
+    }
+
+    public func loadKeyRecords() throws -> [KeyRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        return try load()
+    }
+
+    private func load() throws -> [KeyRecord] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TokenError(.storage, "cannot read keyring file \(path)")
+        }
+        guard data.count <= 16 << 20 else { throw TokenError(.storage, "keyring file \(path) is larger than 16 MiB") }
+        do {
+            return try JSONDecoder.keyring.decode([KeyRecord].self, from: data)
+        } catch {
+            throw TokenError(.storage, "keyring file \(path) is not valid: \(error)")
+        }
+    }
+
+    public func saveKeyRecord(_ record: KeyRecord) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var records = try load()
+        if let index = records.firstIndex(where: { $0.app == record.app && $0.kid == record.kid }) {
+            records[index] = record
+        } else {
+            records.append(record)
+        }
+        let data = try JSONEncoder.keyring.encode(records)
+        try FileSystem.writeAtomically(data, to: path)
+    }
+}
+
+extension JSONEncoder {
+    static var keyring: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.dataEncodingStrategy = .base64
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    static var keyring: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+enum FileSystem {
+    static func makeDirectory(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw TokenError(.storage, "\(path) exists and is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw TokenError(.storage, "cannot create directory \(path): \(error.localizedDescription)")
+        }
+    }
+
+    static func writeAtomically(_ data: Data, to path: String) throws {
+        let temp = path + ".tmp-\(getpid())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw TokenError(.storage, "cannot write \(temp): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0 else {
+            unlink(temp)
+            throw TokenError(.storage, "cannot write \(temp)")
+        }
+        guard rename(temp, path) == 0 else {
+            unlink(temp)
+            throw TokenError(.storage, "cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+        chmod(path, 0o600)
+    }
+}

@@ -1,1 +1,0 @@
-// TokenSigning module.

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import LinkRouter
+
+/// `linkd manifest …`: tools for app manifests.
+struct ManifestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manifest",
+        abstract: "Check app manifests.",
+        subcommands: [ManifestCheckCommand.self]
+    )
+}
+
+/// `linkd manifest check FILE…`: prints every problem as `file:line:col: error: …`, exits 1 if any.
+struct ManifestCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate manifest files.")
+
+    @Argument(help: "Manifest YAML files.")
+    var files: [String]
+
+    func run() throws {
+        var failed = false
+        for file in files {
+            do {
+                let manifest = try ManifestLoader.load(path: file)
+                print("\(file): OK: app \(manifest.app), \(manifest.routes.count) routes, \(manifest.tabs.count) tabs, \(manifest.states.count) states")
+            } catch {
+                failed = true
+                for problem in error.errors { printError(problem.description) }
+            }
+        }
+        if !failed && files.count > 1 {
+            do {
+                _ = try ManifestLoader.load(paths: files)
+            } catch {
+                failed = true
+                for problem in error.errors { printError(problem.description) }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+/// `linkd resolve URL --state STATE [--app A] [--manifest FILE…]`: prints the resolution as JSON.
+struct ResolveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve",
+        abstract: "Resolve a deep link or share URL to a route (JSON).",
+        discussion: "Manifests: --manifest, else $LINKD_MANIFESTS (colon-separated), else examples/*.yaml in the working directory. Share tokens resolve as unknown here (no store)."
+    )
+
+    @Argument(help: "The URL (custom scheme or https).")
+    var url: String
+
+    @Option(help: "The caller's session state (default: the app's unauthenticated state).")
+    var state: String?
+
+    @Option(help: "The app id (default: picked from the scheme or host).")
+    var app: String?
+
+    @Option(name: .customLong("manifest"), help: "Manifest files (repeatable).")
+    var manifests: [String] = []
+
+    func run() throws {
+        let paths = try ManifestPaths.resolve(explicit: manifests)
+        let router: Router
+        do {
+            router = try Router(manifests: ManifestLoader.load(paths: paths))
+        } catch {
+            for problem in error.errors { printError(problem.description) }
+            throw ExitCode(1)
+        }
+        let resolution = router.resolve(url: url, state: state, app: app)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(resolution)
+        print(String(decoding: data, as: UTF8.self))
+        if resolution.outcome == .notFound && resolution.route == nil { throw ExitCode(2) }
+    }
+}
+
+/// Where manifests come from when `--manifest` is not given.
+enum ManifestPaths {
+    static func resolve(explicit: [String]) throws -> [String] {
+        if !explicit.isEmpty { return explicit }
+        if let env = ProcessInfo.processInfo.environment["LINKD_MANIFESTS"], !env.isEmpty {
+            return env.split(separator: ":").map(String.init)
+        }
+        let folder = "examples"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { "\(folder)/\($0)" }
+        guard !found.isEmpty else {
+            throw ValidationError("no manifests: pass --manifest FILE, set LINKD_MANIFESTS, or run where examples/*.yaml exists")
+        }
+        return found
+    }
+}
+
+private func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import LinkRouter
+
+/// The start of a valid manifest; each test appends one mistake.
+private let base = """
+app: bad
+name: Bad
+states: [signedOut, signedIn]
+unauthenticatedState: signedOut
+tabs:
+  - { id: home, root: Home }
+routes:
+  - { id: Home, tab: home, presentation: root, states: [signedIn], patterns: [/home] }
+  - { id: Detail, tab: home, presentation: push, states: [signedIn], parent: Home, patterns: ["/d/:id(int)"] }
+
+"""
+
+private func problems(_ yaml: String) -> [String] {
+    do {
+        _ = try ManifestLoader.parse(yaml: yaml, file: "bad.yaml")
+        return []
+    } catch {
+        return error.errors.map(\.description)
+    }
+}
+
+@Suite("Manifests that must be refused")
+struct ManifestRefusalTests {
+    @Test("the base fixture is valid")
+    func baseIsValid() { #expect(problems(base) == []) }
+
+    @Test("unknown route in a return path")
+    func unknownReturnRoute() {
+        #expect(problems(base + "returns:\n  - from: Detail\n    close: { signedIn: Hom }\n") ==
+                ["bad.yaml:12:24: error: unknown route 'Hom' — did you mean 'Home'?"])
+    }
+
+    @Test("unknown route in an intercept")
+    func unknownInterceptRoute() {
+        #expect(problems(base + "intercepts:\n  - { states: [signedOut], route: Auth/Welcome }\n") ==
+                ["bad.yaml:11:35: error: unknown route 'Auth/Welcome' — declare the route or use one that exists"])
+    }
+
+    @Test("a tab with no root")
+    func tabWithoutRoot() {
+        let yaml = base.replacingOccurrences(of: "{ id: home, root: Home }", with: "{ id: home }")
+        #expect(problems(yaml) == ["bad.yaml:6:5: error: a tab has no 'root' — add 'root:'"])
+    }
+
+    @Test("two patterns that match the same URL")
+    func duplicatePattern() {
+        let yaml = base + "  - { id: Other, tab: home, presentation: push, states: [signedIn], patterns: [\"/d/:n(int)\"] }\n"
+        #expect(problems(yaml) == ["bad.yaml:10:80: error: pattern '/d/:n(int)' of Other and '/d/:id(int)' of Detail can match the same URL: they match exactly the same paths — make one of them more specific (a literal segment or a narrower param type)"])
+    }
+
+    @Test("typed params whose types overlap")
+    func overlappingTypes() {
+        let yaml = base + "  - { id: Other, tab: home, presentation: push, states: [signedIn], patterns: [\"/d/:s(slug)\"] }\n"
+        #expect(problems(yaml) == ["bad.yaml:10:80: error: pattern '/d/:s(slug)' of Other and '/d/:id(int)' of Detail can match the same URL: params of types int and slug overlap at the same segment — make one of them more specific (a literal segment or a narrower param type)"])
+        let disjoint = base + "  - { id: Other, tab: home, presentation: push, states: [signedIn], patterns: [\"/d/:u(uuid)\"] }\n"
+        #expect(problems(disjoint) == [])
+    }
+
+    @Test("an optional segment that duplicates another pattern")
+    func optionalCollision() {
+        let yaml = base + "  - { id: Other, tab: home, presentation: push, states: [signedIn], patterns: [\"/home/:x?\"] }\n"
+        #expect(problems(yaml).count == 1)
+        #expect(problems(yaml).first?.hasPrefix("bad.yaml:10:80: error: pattern '/home/:x?' of Other and '/home' of Home") == true)
+    }
+
+    @Test("unknown param type")
+    func unknownParamType() {
+        let yaml = base + "  - { id: Other, tab: home, presentation: push, states: [signedIn], patterns: [\"/o/:n(float)\"] }\n"
+        #expect(problems(yaml) == ["bad.yaml:10:80: error: unknown param type 'float' in '/o/:n(float)' — use one of: string, int, uuid, slug"])
+    }
+
+    @Test("undeclared state")
+    func undeclaredState() {
+        let yaml = base + "  - { id: Other, tab: home, presentation: push, states: [signedin] }\n"
+        #expect(problems(yaml) == ["bad.yaml:10:58: error: state 'signedin' is not declared — did you mean 'signedIn'?"])
+    }
+
+    @Test("a cycle in parents")
+    func parentCycle() {
+        let yaml = base + """
+          - { id: A, tab: home, presentation: push, states: [signedIn], parent: B }
+          - { id: B, tab: home, presentation: push, states: [signedIn], parent: A }
+
+        """
+        #expect(problems(yaml) == ["bad.yaml:10:73: error: parents form a cycle: A → B → A — remove the 'parent' that points back"])
+    }
+
+    @Test("duplicate ids, missing keys, unknown keys with a typo hint, all in one report")
+    func several() {
+        let yaml = base + """
+          - { id: Home, tab: home, presentation: push, states: [signedIn] }
+          - { id: X, tab: home, states: [signedIn], parnet: Home }
+
+        """
+        #expect(problems(yaml) == [
+            "bad.yaml:10:11: error: route 'Home' is declared twice (first at line 8) — give each route its own id",
+            "bad.yaml:11:5: error: a route has no 'presentation' — add 'presentation:'",
+            "bad.yaml:11:45: error: unknown key 'parnet' in a route — did you mean 'parent'?",
+        ])
+    }
+
+    @Test("ics rules: unknown route, bad component, bad property name")
+    func ics() {
+        let yaml = base + """
+        ics:
+          rules:
+            - { component: VEVNT, route: Nope, params: { id: "uid x" } }
+
+        """
+        #expect(problems(yaml) == [
+            "bad.yaml:12:20: error: component 'VEVNT' is not VEVENT, VTODO or VJOURNAL — did you mean 'VEVENT'?",
+            "bad.yaml:12:34: error: unknown route 'Nope' — did you mean 'Home'?",
+            "bad.yaml:12:54: error: 'uid x' is not an iCalendar property name — write an upper-case name such as UID, DTSTART, SUMMARY, URL or X-VENDOR-NAME",
+        ])
+    }
+
+    @Test("YAML syntax errors carry their position; oversize manifests are refused")
+    func syntaxAndSize() {
+        #expect(problems("app: [unclosed\n").first?.hasPrefix("bad.yaml:2:1: error: YAML does not parse") == true)
+        let huge = base + "# " + String(repeating: "x", count: ManifestLoader.maxBytes) + "\n"
+        #expect(problems(huge) == ["bad.yaml:1:1: error: manifest is \(huge.utf8.count) bytes, over the cap of 1048576 — split the app's routes or shorten the file"])
+    }
+
+    @Test("missing required top-level keys")
+    func missingTop() {
+        #expect(problems("app: x\n") == [
+            "bad.yaml:1:1: error: the manifest has no 'name' — add 'name:'",
+            "bad.yaml:1:1: error: the manifest has no 'states' — add 'states:'",
+            "bad.yaml:1:1: error: the manifest has no 'unauthenticatedState' — add 'unauthenticatedState:'",
+            "bad.yaml:1:1: error: the manifest has no 'routes' — add 'routes:'",
+        ])
+    }
+}

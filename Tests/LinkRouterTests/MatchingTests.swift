@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import LinkRouter
+
+/// A small manifest built in code for the matching rules.
+private let matchingYAML = """
+app: demo
+name: Demo
+schemes: [demo]
+hosts: [links.demo.example, xn--bcher-kva.example]
+ports: [8443]
+states: [in]
+unauthenticatedState: in
+tabs:
+  - { id: main, root: Home }
+routes:
+  - { id: Home, tab: main, presentation: root, states: [in], patterns: [/] }
+  - { id: New, tab: main, presentation: push, states: [in], parent: Home, patterns: [/items/new] }
+  - { id: ByInt, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/items/:id(int)"] }
+  - { id: ByUUID, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/items/:id(uuid)/view"] }
+  - { id: Named, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/names/:name"] }
+  - { id: Paged, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/list/:page(int)?"] }
+  - { id: Docs, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/docs/*rest"] }
+  - { id: DocsIndex, tab: main, presentation: push, states: [in], parent: Home, patterns: ["/docs/index"] }
+  - id: Search
+    tab: main
+    presentation: push
+    states: [in]
+    patterns: [/search]
+    query: { q: { type: string, required: true }, page: { type: int } }
+"""
+
+@Suite("Matching rules")
+struct MatchingTests {
+    let router: Router
+    init() throws {
+        router = try Router(manifests: [ManifestLoader.parse(yaml: matchingYAML, file: "demo.yaml")])
+    }
+
+    func route(_ url: String) -> String? { router.resolve(url: url, state: "in").route }
+    func params(_ url: String) -> [String: String] { router.resolve(url: url, state: "in").params }
+    func problem(_ url: String) -> ResolutionProblem.Code? { router.resolve(url: url, state: "in").problem?.code }
+
+    @Test("static beats typed param beats wildcard")
+    func specificity() {
+        #expect(route("https://links.demo.example/items/new") == "New")
+        #expect(route("https://links.demo.example/items/42") == "ByInt")
+        #expect(route("https://links.demo.example/items/abc") == nil)
+        #expect(route("https://links.demo.example/docs/index") == "DocsIndex")
+        #expect(route("https://links.demo.example/docs/a/b/c") == "Docs")
+        #expect(params("https://links.demo.example/docs/a/b/c") == ["rest": "a/b/c"])
+        #expect(route("https://links.demo.example/docs") == nil)   // a wildcard takes one or more segments
+    }
+
+    @Test("typed params: int, uuid, string")
+    func types() {
+        #expect(route("https://links.demo.example/items/3F2504E0-4F89-11D3-9A0C-0305E82C3301/view") == "ByUUID")
+        #expect(route("https://links.demo.example/items/3F2504E0-4F89-11D3-9A0C/view") == nil)
+        #expect(route("https://links.demo.example/items/-7") == "ByInt")
+        #expect(route("https://links.demo.example/items/1234567890123456789") == nil)   // over 18 digits
+    }
+
+    @Test("optional segments")
+    func optional() {
+        #expect(route("https://links.demo.example/list") == "Paged")
+        #expect(params("https://links.demo.example/list/3") == ["page": "3"])
+    }
+
+    @Test("custom schemes: the host part is the first segment")
+    func customScheme() {
+        #expect(route("demo://items/7") == "ByInt")
+        #expect(route("demo:///items/7") == "ByInt")
+        #expect(route("DEMO://items/7") == "ByInt")
+        #expect(route("demo://") == "Home")
+    }
+
+    @Test("percent-decoding happens once; an encoded slash stays inside the param")
+    func percent() {
+        #expect(params("https://links.demo.example/names/a%2Fb") == ["name": "a/b"])
+        #expect(params("https://links.demo.example/names/%2541") == ["name": "%41"])
+        #expect(params("https://links.demo.example/names/caf%C3%A9") == ["name": "café"])
+        #expect(problem("https://links.demo.example/names/%zz") == .malformedURL)
+        #expect(problem("https://links.demo.example/names/%FF") == .malformedURL)
+        #expect(route("https://links.demo.example/item%73/new") == "New")
+    }
+
+    @Test("scheme and host are case-insensitive, the path is case-sensitive")
+    func caseRules() {
+        #expect(route("HTTPS://LINKS.Demo.Example/items/new") == "New")
+        #expect(route("https://links.demo.example/Items/new") == nil)
+    }
+
+    @Test("trailing and repeated slashes are ignored; fragments and unknown query params too")
+    func slashes() {
+        #expect(route("https://links.demo.example//items///new/") == "New")
+        #expect(route("https://links.demo.example/items/new#top") == "New")
+        #expect(route("https://links.demo.example/items/new?utm_source=x&y") == "New")
+    }
+
+    @Test("typed query params: required, optional, wrong type")
+    func query() {
+        #expect(params("https://links.demo.example/search?q=a+b&page=2") == ["q": "a+b", "page": "2"])
+        #expect(params("https://links.demo.example/search?q=%26") == ["q": "&"])
+        #expect(problem("https://links.demo.example/search") == .badQuery)
+        #expect(problem("https://links.demo.example/search?q=x&page=two") == .badQuery)
+    }
+
+    @Test("userinfo is refused; ports only when configured; IDN hosts by their punycode")
+    func authority() {
+        #expect(problem("https://user@links.demo.example/items/new") == .userinfoRefused)
+        #expect(problem("https://links.demo.example:444/items/new") == .portRefused)
+        #expect(route("https://links.demo.example:8443/items/new") == "New")
+        #expect(route("https://XN--BCHER-KVA.example/items/new") == "New")
+        #expect(problem("https://bücher.example/items/new") == .malformedURL)
+        #expect(problem("https://other.example/items/new") == .unknownApp)
+    }
+
+    @Test("over-long and malformed URLs get a clear problem, never a crash")
+    func limits() {
+        let long = "https://links.demo.example/names/" + String(repeating: "a", count: 5000)
+        let r = router.resolve(url: long, state: "in")
+        #expect(r.problem?.code == .urlTooLong)
+        #expect(r.problem?.message.contains("4096") == true)
+        for bad in ["", "links.demo.example/items", "://x", "1http://x", "https://[::1]/", "https://links.demo.example:99999/"] {
+            #expect(router.resolve(url: bad, state: "in").outcome == .notFound, "\(bad)")
+        }
+        #expect(router.resolve(url: "demo://items/1", state: "nope").problem?.code == .unknownState)
+    }
+
+    @Test("Resolution JSON keys are stable")
+    func json() throws {
+        let data = try JSONEncoder().encode(router.resolve(url: "demo://items/7", state: "in"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(object.keys) == ["outcome", "app", "route", "params", "tab", "presentation", "tabBarVisible", "stack", "returnTo"])
+        let decoded = try JSONDecoder().decode(Resolution.self, from: data)
+        #expect(decoded == router.resolve(url: "demo://items/7", state: "in"))
+    }
+
+    @Test("apple-app-site-association paths")
+    func aasa() throws {
+        let pattern = try PathPattern(parsing: "/items/:id(int)/view")
+        #expect(pattern.appleComponentPath == "/items/*/view")
+        #expect(try PathPattern(parsing: "/list/:page(int)?").appleComponentPath == "/list/*")
+    }
+}
