@@ -115,6 +115,7 @@ let package = Package(
             dependencies: [
                 "linkd",
                 "LinkStore",
+                "TokenSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
