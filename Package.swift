@@ -21,6 +21,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
@@ -62,6 +68,14 @@ let package = Package(
             dependencies: ["LinkRouter", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
+        // Embedded storage on SQLite (GRDB): links, revocations, API keys, clicks, audit log.
+        .target(
+            name: "LinkStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "linkd",
             dependencies: [
@@ -69,7 +83,14 @@ let package = Package(
                 "LinkRouter",
                 "ICalendar",
                 "WebFallback",
+                "LinkStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -82,6 +103,22 @@ let package = Package(
         .testTarget(
             name: "LinkRouterTests",
             dependencies: ["LinkRouter", "ICalendar"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LinkStoreTests",
+            dependencies: ["LinkStore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "linkdTests",
+            dependencies: [
+                "linkd",
+                "LinkStore",
+                "TokenSigning",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

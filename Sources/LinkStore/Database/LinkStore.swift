@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+
+/// The embedded store on SQLite: links, revocations, API keys, key records, clicks and the audit log.
+///
+/// Writes are durable when they return (WAL, `synchronous=FULL`). Reads on the hot path (`link(id:)`,
+/// `isRevoked`) come from memory: a bounded record cache and the revocation set, both kept current by every write.
+public final class LinkStore: Sendable {
+    private let pool: DatabasePool
+    /// Revoked (link id, generation) pairs, loaded at open and updated on every revocation.
+    public let revocations = RevocationSet()
+    private let cache: LinkCache
+
+    /// Opens (creating and migrating if needed) the store at `path`.
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    ///   - cacheCapacity: the most link records kept in memory.
+    public init(path: String, cacheCapacity: Int = 100_000) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+        } catch {
+            throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
+        }
+        cache = LinkCache(capacity: cacheCapacity)
+        try loadRevocations()
+    }
+
+    private func loadRevocations() throws {
+        let rows = try read { db in try Row.fetchAll(db, sql: "SELECT linkId, generation FROM revocations") }
+        revocations.reserve(rows.count)
+        revocations.insert(rows.compactMap { row in
+            RevocationKey(hex: row["linkId"], generation: UInt32(truncatingIfNeeded: row["generation"] as Int))
+        })
+    }
+
+    // MARK: Links
+
+    /// Stores a new link. Throws `conflict` if the id exists.
+    public func createLink(_ record: LinkRecord) throws {
+        try write { db in
+            if try LinkRecord.exists(db, key: record.id) {
+                throw LinkStoreError(.conflict, "link \(record.id) exists")
+            }
+            try record.insert(db)
+        }
+        cache.put(record)
+    }
+
+    /// The link record (from the cache when present).
+    public func link(id: String) throws -> LinkRecord? {
+        if let cached = cache.get(id) { return cached }
+        guard let record = try read({ db in try LinkRecord.fetchOne(db, key: id) }) else { return nil }
+        cache.put(record)
+        return record
+    }
+
+    /// The link record from memory only; nil when not cached (the caller then decides).
+    public func cachedLink(id: String) -> LinkRecord? {
+        cache.get(id)
+    }
+
+    /// Whether the link's generation is revoked (memory only).
+    public func isRevoked(linkID: String, generation: UInt32) -> Bool {
+        guard let key = RevocationKey(hex: linkID, generation: generation) else { return false }
+        return revocations.contains(key)
+    }
+
+    /// Revokes a link. Returns the updated record, or nil if there is no such link.
+    @discardableResult
+    public func revokeLink(id: String, at date: Date = Date()) throws -> LinkRecord? {
+        let updated = try write { db -> LinkRecord? in
+            guard var record = try LinkRecord.fetchOne(db, key: id) else { return nil }
+            record.status = .revoked
+            try record.update(db)
+            try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
+            return record
+        }
+        if let updated {
+            cache.put(updated)
+            markRevoked([(updated.id, updated.generation)])
+        }
+        return updated
+    }
+
+    /// Revokes every active link of an owner in an app. Returns how many were revoked.
+    public func revokeLinks(app: String, owner: String, at date: Date = Date()) throws -> Int {
+        let revoked = try write { db -> [(String, Int)] in
+            let records = try LinkRecord
+                .filter(Column("app") == app && Column("owner") == owner && Column("status") == LinkRecordStatus.active.rawValue)
+                .fetchAll(db)
+            for var record in records {
+                record.status = .revoked
+                try record.update(db)
+                try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
+            }
+            return records.map { ($0.id, $0.generation) }
+        }
+        if !revoked.isEmpty {
+            cache.removeAll()
+            markRevoked(revoked)
+        }
+        return revoked.count
+    }
+
+    private static func insertRevocation(_ db: Database, id: String, generation: Int, at date: Date) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO revocations (linkId, generation, revokedAt) VALUES (?, ?, ?)",
+            arguments: [id, generation, date]
+        )
+    }
+
+    private func markRevoked(_ pairs: [(String, Int)]) {
+        revocations.insert(pairs.compactMap { RevocationKey(hex: $0.0, generation: UInt32(truncatingIfNeeded: $0.1)) })
+    }
+
+    /// How many links are stored.
+    public func linkCount() throws -> Int {
+        try read { db in try LinkRecord.fetchCount(db) }
+    }
+
+    // MARK: Clicks
+
+    /// Adds counted clicks (called by the click flusher, off the request path).
+    public func addClicks(_ clicks: [String: LinkClicks]) throws {
+        guard !clicks.isEmpty else { return }
+        try write { db in
+            for (id, click) in clicks {
+                try db.execute(
+                    sql: """
+                        INSERT INTO clicks (linkId, count, lastOpened) VALUES (?, ?, ?)
+                        ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
+                        lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), excluded.lastOpened)
+                        """,
+                    arguments: [id, click.count, click.lastOpened]
+                )
+            }
+        }
+    }
+
+    /// The click statistics of a link (zero if never opened).
+    public func clicks(linkID: String) throws -> LinkClicks {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT count, lastOpened FROM clicks WHERE linkId = ?", arguments: [linkID]) else {
+                return LinkClicks(count: 0, lastOpened: nil)
+            }
+            return LinkClicks(count: row["count"], lastOpened: row["lastOpened"])
+        }
+    }
+
+    // MARK: API keys
+
+    /// Stores a new API key (its hash only).
+    public func createAPIKey(_ key: APIKeyRecord) throws {
+        try write { db in try key.insert(db) }
+    }
+
+    /// The API key with this secret hash, if it exists (revoked keys included; the caller checks).
+    public func apiKey(secretHash: Data) throws -> APIKeyRecord? {
+        try read { db in try APIKeyRecord.filter(Column("secretHash") == secretHash).fetchOne(db) }
+    }
+
+    /// Revokes an API key. Returns false when there is no such key.
+    public func revokeAPIKey(id: String, at date: Date = Date()) throws -> Bool {
+        try write { db in
+            guard var key = try APIKeyRecord.fetchOne(db, key: id) else { return false }
+            key.revoked = key.revoked ?? date
+            try key.update(db)
+            return true
+        }
+    }
+
+    /// All API keys of a kind.
+    public func apiKeys(kind: APIKeyKind) throws -> [APIKeyRecord] {
+        try read { db in try APIKeyRecord.filter(Column("kind") == kind.rawValue).order(Column("created")).fetchAll(db) }
+    }
+
+    // MARK: Key records
+
+    /// Every stored signing-key record.
+    public func keyRecords() throws -> [StoredKeyRecord] {
+        try read { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
+    }
+
+    /// Inserts or replaces a signing-key record.
+    public func saveKeyRecord(_ record: StoredKeyRecord) throws {
+        try write { db in try record.save(db) }
+    }
+
+    // MARK: Audit log
+
+    /// Appends an audit entry.
+    public func appendAudit(_ entry: AuditEntry) throws {
+        try write { db in
+            var entry = entry
+            try entry.insert(db)
+        }
+    }
+
+    /// The newest audit entries, newest first.
+    public func auditLog(limit: Int) throws -> [AuditEntry] {
+        try read { db in try AuditEntry.order(Column("seq").desc).limit(max(0, limit)).fetchAll(db) }
+    }
+
+    // MARK: Plumbing
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try pool.read(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "read failed: \(error)")
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try pool.write(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "write failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// Clicks counted on the request path (memory only), drained in batches into the store.
+public final class ClickBuffer: Sendable {
+    private let pending = Mutex<[String: LinkClicks]>([:])
+
+    /// Creates an empty buffer.
+    public init() {}
+
+    /// Counts one click of a link.
+    public func record(linkID: String, at date: Date = Date()) {
+        pending.withLock { clicks in
+            var entry = clicks[linkID] ?? LinkClicks(count: 0, lastOpened: nil)
+            entry.count += 1
+            entry.lastOpened = date
+            clicks[linkID] = entry
+        }
+    }
+
+    /// Takes every pending click, leaving the buffer empty.
+    public func drain() -> [String: LinkClicks] {
+        pending.withLock { clicks in
+            let taken = clicks
+            clicks = [:]
+            return taken
+        }
+    }
+
+    /// Writes pending clicks into the store; on failure they are put back.
+    public func flush(into store: LinkStore) throws {
+        let batch = drain()
+        do {
+            try store.addClicks(batch)
+        } catch {
+            pending.withLock { clicks in
+                for (id, click) in batch {
+                    var entry = clicks[id] ?? LinkClicks(count: 0, lastOpened: nil)
+                    entry.count += click.count
+                    entry.lastOpened = max(entry.lastOpened ?? .distantPast, click.lastOpened ?? .distantPast)
+                    clicks[id] = entry
+                }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// A revoked (link id, generation) pair in 20 bytes: no strings, so a million fit in a few tens of MB.
+public struct RevocationKey: Hashable, Sendable {
+    /// High 8 bytes of the link id.
+    public var high: UInt64
+    /// Low 8 bytes of the link id.
+    public var low: UInt64
+    /// The revoked generation.
+    public var generation: UInt32
+
+    /// Creates a key from the id's two halves.
+    public init(high: UInt64, low: UInt64, generation: UInt32) {
+        self.high = high
+        self.low = low
+        self.generation = generation
+    }
+
+    /// Creates a key from a 32-character hex link id; nil if it is not one.
+    public init?(hex: String, generation: UInt32) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 32, let high = Self.parse(utf8[0..<16]), let low = Self.parse(utf8[16..<32]) else { return nil }
+        self.init(high: high, low: low, generation: generation)
+    }
+
+    private static func parse(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        for digit in digits {
+            let nibble: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
+    }
+}
+
+/// The in-memory set of revoked links, kept current by every write of the store; read on the hot path.
+public final class RevocationSet: Sendable {
+    private let keys = Mutex<Set<RevocationKey>>([])
+
+    /// Creates an empty set.
+    public init() {}
+
+    /// Whether the pair is revoked.
+    public func contains(_ key: RevocationKey) -> Bool {
+        keys.withLock { $0.contains(key) }
+    }
+
+    /// Adds revoked pairs.
+    public func insert(_ newKeys: some Sequence<RevocationKey>) {
+        keys.withLock { set in
+            for key in newKeys { set.insert(key) }
+        }
+    }
+
+    /// Reserves room for `count` entries.
+    public func reserve(_ count: Int) {
+        keys.withLock { $0.reserveCapacity(count) }
+    }
+
+    /// How many pairs are revoked.
+    public var count: Int {
+        keys.withLock { $0.count }
+    }
+}

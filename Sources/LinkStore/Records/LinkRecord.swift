@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+
+/// The lifecycle status of a stored share link.
+public enum LinkRecordStatus: String, Codable, Sendable, DatabaseValueConvertible {
+    /// The link opens its target.
+    case active
+    /// An admin or the owner revoked it.
+    case revoked
+    /// The content it points at was deleted.
+    case deleted
+}
+
+/// One share link as stored: what a token opens, who owns it, and its status.
+public struct LinkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "links"
+
+    /// The link id: 32 lowercase hex characters (16 random bytes).
+    public var id: String
+    /// The app the link belongs to.
+    public var app: String
+    /// The route the link opens.
+    public var route: String
+    /// The route params, stored as a JSON object.
+    public var params: [String: String]
+    /// The owner (a user id of the app), if any.
+    public var owner: String?
+    /// A display title, if any.
+    public var title: String?
+    /// When the link was created.
+    public var created: Date
+    /// When the link expires.
+    public var expires: Date
+    /// The per-link generation carried by its tokens.
+    public var generation: Int
+    /// Active, revoked or deleted.
+    public var status: LinkRecordStatus
+
+    /// Creates a link record.
+    public init(
+        id: String, app: String, route: String, params: [String: String], owner: String?, title: String?,
+        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active
+    ) {
+        self.id = id
+        self.app = app
+        self.route = route
+        self.params = params
+        self.owner = owner
+        self.title = title
+        self.created = created
+        self.expires = expires
+        self.generation = generation
+        self.status = status
+    }
+}
+
+/// Click statistics of one link.
+public struct LinkClicks: Sendable, Equatable {
+    /// How many times the share path was opened.
+    public var count: Int
+    /// When it was last opened, if ever.
+    public var lastOpened: Date?
+
+    /// Creates click statistics.
+    public init(count: Int, lastOpened: Date?) {
+        self.count = count
+        self.lastOpened = lastOpened
+    }
+}

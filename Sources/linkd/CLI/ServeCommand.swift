@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+
+/// `linkd serve`: runs the HTTP daemon.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the linkd HTTP server (embedded SQLite store in the data directory)."
+    )
+
+    @Option(help: "Address to listen on (default: $LINKD_HOST or 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (default: $LINKD_PORT or 8080).")
+    var port: Int?
+
+    @Option(name: .customLong("data-dir"), help: "Data directory (default: $LINKD_DATA_DIR or ./data).")
+    var dataDir: String?
+
+    @Option(help: "YAML configuration file (default: $LINKD_CONFIG).")
+    var config: String?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration.load(
+                file: config, environment: ProcessInfo.processInfo.environment, host: host, port: port, dataDir: dataDir
+            )
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
+        let app = try await buildApplication(configuration: configuration)
+        try await app.runService()
+    }
+}

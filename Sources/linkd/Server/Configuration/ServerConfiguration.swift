@@ -1,0 +1,154 @@
+import Foundation
+import Yams
+
+/// Everything `linkd serve` can be configured with. Defaults give the embedded setup: no file needed.
+///
+/// Keys (YAML file key / environment variable — type — default):
+/// - `host` / `LINKD_HOST` — String — `127.0.0.1`: the address to listen on.
+/// - `port` / `LINKD_PORT` — Int — `8080`: the port (0 picks a free one).
+/// - `dataDir` / `LINKD_DATA_DIR` — String — `./data`: SQLite database, master key, keys (dir mode 0700).
+/// - `manifests` / `LINKD_MANIFESTS` (comma-separated) — [String] — `[]`: app manifest files; empty means
+///   the demo manifests `examples/*.yaml` relative to the working directory.
+/// - `linkCacheCapacity` — Int — `100000`: link records kept in memory.
+/// - `maxTTLSeconds` — Int — `31536000` (365 days): the longest lifetime of a share link.
+/// - `defaultTTLSeconds` — Int — `2592000` (30 days): the lifetime when a request gives none.
+/// - `maxBodyBytes` — Int — `65536`: request body cap for JSON endpoints.
+/// - `clickFlushSeconds` — Double — `1`: how often counted clicks are written to the store.
+/// - `logLevel` / `LINKD_LOG_LEVEL` — String — `info`: trace, debug, info, notice, warning, error, critical.
+///
+/// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
+struct ServerConfiguration: Sendable, Equatable, Decodable {
+    var host: String
+    var port: Int
+    var dataDir: String
+    var manifests: [String]
+    var linkCacheCapacity: Int
+    var maxTTLSeconds: Int
+    var defaultTTLSeconds: Int
+    var maxBodyBytes: Int
+    var clickFlushSeconds: Double
+    var logLevel: String
+
+    /// Creates a configuration; every parameter has the embedded default.
+    init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDir: String = "./data",
+        manifests: [String] = [],
+        linkCacheCapacity: Int = 100_000,
+        maxTTLSeconds: Int = 365 * 86_400,
+        defaultTTLSeconds: Int = 30 * 86_400,
+        maxBodyBytes: Int = 65_536,
+        clickFlushSeconds: Double = 1,
+        logLevel: String = "info"
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDir = dataDir
+        self.manifests = manifests
+        self.linkCacheCapacity = linkCacheCapacity
+        self.maxTTLSeconds = maxTTLSeconds
+        self.defaultTTLSeconds = defaultTTLSeconds
+        self.maxBodyBytes = maxBodyBytes
+        self.clickFlushSeconds = clickFlushSeconds
+        self.logLevel = logLevel
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
+            clickFlushSeconds, logLevel
+    }
+
+    /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
+    init(from decoder: any Decoder) throws {
+        let defaults = ServerConfiguration()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? defaults.host
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? defaults.port
+        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? defaults.dataDir
+        manifests = try c.decodeIfPresent([String].self, forKey: .manifests) ?? defaults.manifests
+        linkCacheCapacity = try c.decodeIfPresent(Int.self, forKey: .linkCacheCapacity) ?? defaults.linkCacheCapacity
+        maxTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .maxTTLSeconds) ?? defaults.maxTTLSeconds
+        defaultTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .defaultTTLSeconds) ?? defaults.defaultTTLSeconds
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes
+        clickFlushSeconds = try c.decodeIfPresent(Double.self, forKey: .clickFlushSeconds) ?? defaults.clickFlushSeconds
+        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel
+    }
+}
+
+/// A configuration problem, naming the file or variable at fault.
+struct ConfigurationError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+extension ServerConfiguration {
+    /// Maximum size of a configuration file.
+    static let maxFileBytes = 1 << 20
+
+    /// Loads file, then environment, then flags (each optional), and validates the result.
+    static func load(
+        file: String?, environment: [String: String], host: String? = nil, port: Int? = nil, dataDir: String? = nil
+    ) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let path = file ?? environment["LINKD_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            configuration = try fromFile(path)
+        }
+        if let value = environment["LINKD_HOST"], !value.isEmpty { configuration.host = value }
+        if let value = environment["LINKD_PORT"], !value.isEmpty {
+            guard let port = Int(value) else { throw ConfigurationError(message: "LINKD_PORT: '\(value)' is not a port number") }
+            configuration.port = port
+        }
+        if let value = environment["LINKD_DATA_DIR"], !value.isEmpty { configuration.dataDir = value }
+        if let value = environment["LINKD_MANIFESTS"], !value.isEmpty {
+            configuration.manifests = value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        }
+        if let value = environment["LINKD_LOG_LEVEL"], !value.isEmpty { configuration.logLevel = value }
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let dataDir { configuration.dataDir = dataDir }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Reads a YAML configuration file.
+    static func fromFile(_ path: String) throws -> ServerConfiguration {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let data = FileManager.default.contents(atPath: path)
+        else { throw ConfigurationError(message: "\(path): cannot read the configuration file") }
+        if let size = attributes[.size] as? Int, size > maxFileBytes {
+            throw ConfigurationError(message: "\(path): larger than \(maxFileBytes) bytes")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(message: "\(path): not UTF-8")
+        }
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return ServerConfiguration() }
+        do {
+            guard let mapping = try Yams.load(yaml: text) as? [String: Any] else {
+                throw ConfigurationError(message: "\(path): the top level must be a mapping of keys")
+            }
+            let known = Set(CodingKeys.allCases.map(\.rawValue))
+            if let unknown = mapping.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ConfigurationError(message: "\(path): unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+            }
+            return try YAMLDecoder().decode(ServerConfiguration.self, from: text)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(message: "\(path): \(error)")
+        }
+    }
+
+    /// Refuses values that cannot work.
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ConfigurationError(message: "port \(port) is out of range 0–65535") }
+        guard !host.isEmpty else { throw ConfigurationError(message: "host is empty") }
+        guard !dataDir.isEmpty else { throw ConfigurationError(message: "dataDir is empty") }
+        guard linkCacheCapacity > 0 else { throw ConfigurationError(message: "linkCacheCapacity must be positive") }
+        guard maxTTLSeconds > 0, defaultTTLSeconds > 0, defaultTTLSeconds <= maxTTLSeconds else {
+            throw ConfigurationError(message: "TTLs must be positive and defaultTTLSeconds ≤ maxTTLSeconds")
+        }
+        guard maxBodyBytes > 0 else { throw ConfigurationError(message: "maxBodyBytes must be positive") }
+        guard clickFlushSeconds > 0 else { throw ConfigurationError(message: "clickFlushSeconds must be positive") }
+    }
+}

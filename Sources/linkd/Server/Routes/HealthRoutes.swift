@@ -1,0 +1,37 @@
+import Hummingbird
+import LinkStore
+import Prometheus
+
+/// `/healthz` (the process answers), `/readyz` (the store answers), `/metrics` (Prometheus text).
+struct HealthRoutes: Sendable {
+    let store: LinkStore
+    let metrics: ServerMetrics
+
+    func register(on router: Hummingbird.Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in
+            Self.json(#"{"status":"ok"}"#)
+        }
+        router.get("/readyz") { _, _ in
+            do {
+                _ = try store.linkCount()
+            } catch {
+                throw APIError(.serviceUnavailable, .notReady, "the store does not answer")
+            }
+            return Self.json(#"{"status":"ready"}"#)
+        }
+        router.get("/metrics") { _, _ in
+            metrics.setRevocationSetSize(store.revocations.count)
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer()))
+            )
+        }
+    }
+
+    static func json(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}
