@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build run test bench clean
+.PHONY: deps test-deps build run serve test bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -17,6 +17,10 @@ build: deps
 ## Run linkd on its embedded default (data in $(DATA_DIR)).
 run: build
 	@scripts/demo.sh .build/release/linkd $(DATA_DIR)
+
+## Start the daemon (early: health, readiness and metrics only; the API is the open serve issue).
+serve: build
+	.build/release/linkd serve --data-dir $(DATA_DIR)
 
 ## Build and run the whole test suite.
 test: test-deps

@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Starts `linkd serve` on its embedded default: 127.0.0.1:8080, data in the given directory (default ./data).
-# Usage: scripts/demo.sh [path/to/linkd] [data-dir]
+# `make run` until `linkd serve` lands: runs the CLI's main verbs on the demo manifests and a keyring in DATA_DIR.
+# Usage: scripts/demo.sh LINKD_BINARY DATA_DIR
 set -euo pipefail
-BIN="${1:-.build/release/linkd}"
-DATA="${2:-./data}"
-echo "linkd: serving on http://${LINKD_HOST:-127.0.0.1}:${LINKD_PORT:-8080} (data in $DATA); Ctrl-C to stop"
-exec "$BIN" serve --data-dir "$DATA"
+bin=${1:?usage: demo.sh LINKD_BINARY DATA_DIR}; data=${2:-./data}
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+
+step "$bin" manifest check examples/*.yaml
+if ! "$bin" keys list --app handz --data-dir "$data" | grep -q '"active"'; then
+  step "$bin" keys generate --app handz --data-dir "$data"
+fi
+step "$bin" keys list --app handz --data-dir "$data"
+printf '\n\033[1m$ %s\033[0m\n' "$bin token issue --app handz --ttl 7d --data-dir $data"
+token=$("$bin" token issue --app handz --ttl 7d --data-dir "$data")
+echo "$token"
+step "$bin" token verify "$token" --app handz --data-dir "$data"
+step "$bin" resolve "https://links.handz.example/flows/6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b" --state free
+step "$bin" resolve "https://links.handz.example/flows/6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b" --state signedOut
+step "$bin" resolve "coinapp://coin/123" --state signedIn
+printf '\nlinkd serve is not built yet: this demo ran the CLI on the demo manifests (examples/) and the keyring in %s.\n' "$data"
