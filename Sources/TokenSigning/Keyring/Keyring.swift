@@ -284,7 +284,8 @@ struct TokenSigner: Sendable {
     }
 }
 
-struct Snapshot: Sendable {
+/// Immutable; a class so that taking the current snapshot retains one reference, not three.
+final class Snapshot: Sendable {
     let records: [KeyRecord]
     let verifiers: [VerifierKey: PreparedKey]
     let active: [ActiveKey: PreparedKey]
