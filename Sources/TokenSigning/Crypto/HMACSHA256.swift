@@ -1,15 +1,31 @@
 internal import COpenSSL
+import Synchronization
 
-/// A prepared HMAC-SHA256 context (EVP_MAC) for one key, optionally with a fixed message prefix absorbed.
+/// A prepared HMAC-SHA256 key (EVP_MAC) with an optional fixed message prefix.
 ///
-/// Each call duplicates the prepared context, so the key schedule and prefix are computed once and
-/// concurrent calls never share mutable state.
+/// Keyed contexts are kept in a small mutex-guarded pool: a call pops one (or duplicates the keyed template
+/// when the pool is empty), re-initialises it with `EVP_MAC_init(ctx, NULL, 0, NULL)` — OpenSSL 3's HMAC then
+/// restarts from the precomputed key schedule instead of re-hashing the key — absorbs `prefix || message` in
+/// one update, finalises, and pushes the context back. A context is only ever used by one caller at a time.
 final class HMACSHA256: @unchecked Sendable {
-    private let context: OpaquePointer
+    /// Most contexts kept for reuse per key; extra ones made under contention are freed after use.
+    static let poolCapacity = 16
+    /// Longest prefix + message absorbed through the stack buffer; longer input takes two updates.
+    private static let stackInputLimit = 512
+
+    /// The keyed template every pooled context is duplicated from; never used for MAC computations itself.
+    private let template: OpaquePointer
+    private let prefix: [UInt8]
+    private let pool: Mutex<[PooledContext]>
+
+    /// An EVP_MAC_CTX owned by the pool; handed to one caller at a time, so it may cross threads.
+    private struct PooledContext: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
 
     /// - Parameters:
     ///   - key: the MAC key (any length; keys longer than the block size are hashed, as HMAC specifies).
-    ///   - prefix: bytes absorbed once, ahead of every message.
+    ///   - prefix: bytes absorbed ahead of every message.
     init(key: [UInt8], prefix: [UInt8] = []) throws {
         guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { throw OpenSSL.error("EVP_MAC_fetch(HMAC)") }
         defer { EVP_MAC_free(mac) }
@@ -31,27 +47,71 @@ final class HMACSHA256: @unchecked Sendable {
             EVP_MAC_CTX_free(ctx)
             throw OpenSSL.error("EVP_MAC_init")
         }
-        if !prefix.isEmpty {
-            let updated = prefix.withUnsafeBufferPointer { EVP_MAC_update(ctx, $0.baseAddress, $0.count) }
-            guard updated == 1 else {
-                EVP_MAC_CTX_free(ctx)
-                throw OpenSSL.error("EVP_MAC_update")
-            }
-        }
-        self.context = ctx
+        self.template = ctx
+        self.prefix = prefix
+        var contexts = [PooledContext]()
+        contexts.reserveCapacity(Self.poolCapacity)
+        self.pool = Mutex(contexts)
     }
 
-    deinit { EVP_MAC_CTX_free(context) }
+    deinit {
+        pool.withLock { contexts in
+            for ctx in contexts { EVP_MAC_CTX_free(ctx.pointer) }
+            contexts.removeAll()
+        }
+        EVP_MAC_CTX_free(template)
+    }
+
+    /// Number of contexts currently parked in the pool (for tests).
+    var pooledContexts: Int { pool.withLock { $0.count } }
+
+    private func checkOut() -> OpaquePointer? {
+        if let ctx = pool.withLock({ $0.popLast() }) { return ctx.pointer }
+        return EVP_MAC_CTX_dup(template)
+    }
+
+    private func checkIn(_ ctx: OpaquePointer) {
+        let pooled = PooledContext(pointer: ctx)
+        let kept = pool.withLock { contexts -> Bool in
+            guard contexts.count < Self.poolCapacity else { return false }
+            contexts.append(pooled)
+            return true
+        }
+        if !kept { EVP_MAC_CTX_free(ctx) }
+    }
 
     /// Writes the 32-byte tag of `prefix || message` into `tag`; false if OpenSSL fails.
     func authenticate(_ message: UnsafeRawBufferPointer, into tag: UnsafeMutableRawBufferPointer) -> Bool {
-        guard tag.count >= 32, let ctx = EVP_MAC_CTX_dup(context) else { return false }
-        defer { EVP_MAC_CTX_free(ctx) }
-        guard EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1 else {
+        guard tag.count >= 32, let ctx = checkOut() else { return false }
+        // Re-keying from the stored schedule; a context that fails is dropped rather than reused.
+        guard EVP_MAC_init(ctx, nil, 0, nil) == 1, absorb(message, into: ctx) else {
+            EVP_MAC_CTX_free(ctx)
             return false
         }
         var length = 0
-        return EVP_MAC_final(ctx, tag.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, 32) == 1 && length == 32
+        let finished = EVP_MAC_final(ctx, tag.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, 32) == 1
+        guard finished else {
+            EVP_MAC_CTX_free(ctx)
+            return false
+        }
+        checkIn(ctx)
+        return length == 32
+    }
+
+    /// Feeds `prefix || message`: one update through a stack buffer when it fits, else two.
+    private func absorb(_ message: UnsafeRawBufferPointer, into ctx: OpaquePointer) -> Bool {
+        let total = prefix.count + message.count
+        if total <= Self.stackInputLimit {
+            return withUnsafeTemporaryAllocation(byteCount: Self.stackInputLimit, alignment: 8) { buffer in
+                prefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
+                if message.count > 0 {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[prefix.count..<total]).copyMemory(from: message)
+                }
+                return EVP_MAC_update(ctx, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), total) == 1
+            }
+        }
+        let prefixed = prefix.withUnsafeBufferPointer { EVP_MAC_update(ctx, $0.baseAddress, $0.count) == 1 }
+        return prefixed && EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
     }
 
     /// The 32-byte tag of `prefix || message`.
@@ -79,8 +139,9 @@ public enum RawCrypto {
         try HMACSHA256(key: key).authenticate(message)
     }
 
-    /// HMAC-SHA256 with the key schedule prepared once (EVP_MAC_init once, EVP_MAC_CTX_dup per call): the
-    /// fair baseline for the token path, which uses the same technique.
+    /// HMAC-SHA256 with the key schedule prepared once and pooled contexts re-initialised per call
+    /// (EVP_MAC_init(NULL key) + update + final): the same OpenSSL call sequence as the token path, so the
+    /// fair baseline for it.
     public final class PreparedHMACSHA256: Sendable {
         private let mac: HMACSHA256
 

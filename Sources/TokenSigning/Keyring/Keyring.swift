@@ -158,10 +158,14 @@ public final class Keyring: Sendable {
     public func verify(_ token: String, app: String, now: UInt32) -> Result<TokenClaims, TokenError> {
         var token = token
         return token.withUTF8 { utf8 in
-            guard utf8.count == 83 || utf8.count == 126, let bytes = Base64URL.decode(utf8: utf8) else {
-                return .failure(TokenError(.malformed, "not a token"))
+            guard utf8.count == 83 || utf8.count == 126 else { return .failure(TokenError(.malformed, "not a token")) }
+            // Decoded on the stack: the longest token (Ed25519, 126 chars) is 94 bytes.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 96) { buffer in
+                guard let length = Base64URL.decode(utf8: utf8, into: buffer) else {
+                    return .failure(TokenError(.malformed, "not a token"))
+                }
+                return verify(decoded: UnsafeBufferPointer(rebasing: buffer[..<length]), app: app, now: now)
             }
-            return bytes.withUnsafeBufferPointer { verify(decoded: $0, app: app, now: now) }
         }
     }
 
@@ -280,7 +284,8 @@ struct TokenSigner: Sendable {
     }
 }
 
-struct Snapshot: Sendable {
+/// Immutable; a class so that taking the current snapshot retains one reference, not three.
+final class Snapshot: Sendable {
     let records: [KeyRecord]
     let verifiers: [VerifierKey: PreparedKey]
     let active: [ActiveKey: PreparedKey]
