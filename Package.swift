@@ -21,6 +21,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
@@ -59,7 +60,11 @@ let package = Package(
         ),
         .target(
             name: "WebFallback",
-            dependencies: ["LinkRouter", "CCurlShims"],
+            dependencies: [
+                "LinkRouter",
+                "CCurlShims",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -87,6 +92,11 @@ let package = Package(
         .testTarget(
             name: "ICalendarTests",
             dependencies: ["ICalendar"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebFallbackTests",
+            dependencies: ["WebFallback"],
             swiftSettings: swiftSettings
         ),
     ]
