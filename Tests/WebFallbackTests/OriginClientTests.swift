@@ -56,14 +56,18 @@ final class LoopbackOrigin: @unchecked Sendable {
             line.append(first)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw ExternalTool.Failure(description: "loopback origin did not start")
         }
         self.port = port
     }
 
-    deinit {
-        process.terminate()
+    deinit { stop() }
+
+    /// SIGKILL: the child may inherit a blocked SIGTERM from the test runner's threads.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
@@ -156,8 +160,7 @@ final class LoopbackOrigin: @unchecked Sendable {
             Issue.record("first fetch must succeed")
             return
         }
-        second.process.terminate()
-        second.process.waitUntilExit()
+        second.stop()
         guard case .preview = await client.preview(params: ["itemId": "ok"], now: now.addingTimeInterval(10)) else {
             Issue.record("stale-if-error must serve the cached preview")
             return
