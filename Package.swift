@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
@@ -65,7 +66,11 @@ let package = Package(
         ),
         .target(
             name: "WebFallback",
-            dependencies: ["LinkRouter", "CCurlShims"],
+            dependencies: [
+                "LinkRouter",
+                "CCurlShims",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Embedded storage on SQLite (GRDB): links, revocations, API keys, clicks, audit log.
@@ -125,6 +130,11 @@ let package = Package(
             name: "ICalendarTests",
             dependencies: ["ICalendar"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebFallbackTests",
+            dependencies: ["WebFallback"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -4,7 +4,7 @@
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(openssl)
+  want+=(openssl chromium zbar-tools)
 fi
 missing=()
 for p in "${want[@]}"; do
@@ -20,5 +20,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The QR tests compare our encoder with python-qrcode (PyPI), module for module.
+if [ "${1:-build}" = test ] && ! python3 -c "import qrcode" 2>/dev/null; then
+  echo "ensure-deps: installing python-qrcode (PyPI) for the QR tests" >&2
+  python3 -m pip install -q "qrcode==8.2"
 fi
 command -v swift >/dev/null || { echo "ensure-deps: swift is not on PATH (expected /opt/swift/usr/bin)" >&2; exit 1; }

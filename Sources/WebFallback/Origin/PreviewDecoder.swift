@@ -1,0 +1,50 @@
+import Foundation
+
+/// The origin's preview JSON, decoded strictly:
+///
+/// ```json
+/// {"title": "Morning flow", "creatorName": "Ana", "allowCreatorName": true,
+///  "updatedAt": "2026-09-21T10:00:00Z", "imageURL": "https://cdn.example.com/a.jpg"}
+/// ```
+/// `title` is required (1–300 characters); `creatorName` at most 100; `updatedAt` ISO 8601; `imageURL` https and at
+/// most 2048 bytes; unknown keys are refused. Anything else makes the result `unavailable`.
+enum PreviewDecoder {
+    private struct Body: Decodable {
+        let title: String
+        let creatorName: String?
+        let allowCreatorName: Bool?
+        let updatedAt: String?
+        let imageURL: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case title, creatorName, allowCreatorName, updatedAt, imageURL }
+    }
+
+    static func decode(_ bytes: [UInt8]) -> PreviewResult {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            return .unavailable(reason: "preview is not a JSON object")
+        }
+        let known = Set(Body.CodingKeys.allCases.map(\.rawValue))
+        if let unknown = object.keys.first(where: { !known.contains($0) }) {
+            return .unavailable(reason: "preview has an unknown key \"\(unknown)\"")
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)) else {
+            return .unavailable(reason: "preview has a wrong type")
+        }
+        guard !body.title.isEmpty, body.title.count <= 300 else { return .unavailable(reason: "title length") }
+        if let creator = body.creatorName, creator.count > 100 { return .unavailable(reason: "creatorName length") }
+        var updated: Date?
+        if let text = body.updatedAt {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                return .unavailable(reason: "updatedAt is not ISO 8601")
+            }
+            updated = date
+        }
+        if let image = body.imageURL, image.utf8.count > 2048 || !PageURL.isHTTPS(image) {
+            return .unavailable(reason: "imageURL must be https")
+        }
+        return .preview(
+            Preview(
+                title: body.title, creatorName: body.creatorName, allowCreatorName: body.allowCreatorName ?? false,
+                updatedAt: updated, imageURL: body.imageURL))
+    }
+}

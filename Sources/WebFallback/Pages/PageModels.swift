@@ -1,0 +1,162 @@
+import Foundation
+
+/// What the pages need to know about an app (built from its manifest by the server; plain values so pages
+/// can be rendered and tested without the router).
+public struct AppPageInfo: Sendable, Equatable {
+    /// The app id (`handz`): picks the per-app template override directory.
+    public var appID: String
+    /// The name people see (`Handz`), used in "Open in Handz".
+    public var displayName: String
+    /// The App Store numeric id (`1234567890`), for the store button and the Smart App Banner.
+    public var appStoreID: String?
+    /// The Android package (`com.example.handz`), for Google Play and the `intent://` link.
+    public var androidPackage: String?
+    /// The app's web site, shown when nothing else fits.
+    public var webFallbackURL: String?
+    /// The page language (`lang` attribute), `en` by default.
+    public var language: String
+
+    /// - Parameters: see the properties.
+    public init(
+        appID: String, displayName: String, appStoreID: String? = nil, androidPackage: String? = nil,
+        webFallbackURL: String? = nil, language: String = "en"
+    ) {
+        self.appID = appID
+        self.displayName = displayName
+        self.appStoreID = appStoreID
+        self.androidPackage = androidPackage
+        self.webFallbackURL = webFallbackURL
+        self.language = language
+    }
+
+    /// The App Store page, when the app has an App Store id.
+    public var appStoreURL: String? { appStoreID.map { "https://apps.apple.com/app/id\($0)" } }
+    /// The Google Play page, when the app has an Android package.
+    public var playStoreURL: String? {
+        androidPackage.map { "https://play.google.com/store/apps/details?id=\(PageURL.queryEscaped($0))" }
+    }
+}
+
+/// A shared item's preview, from the app's origin.
+public struct Preview: Sendable, Equatable, Codable {
+    /// The item's title (shown escaped; at most 300 characters kept).
+    public var title: String
+    /// The creator's display name, shown only when `allowCreatorName` is true.
+    public var creatorName: String?
+    /// Whether the creator agreed to show their name on shared links (Handz 8.3).
+    public var allowCreatorName: Bool
+    /// When the item was last updated.
+    public var updatedAt: Date?
+    /// An https image URL for the card and Open Graph (anything else is dropped).
+    public var imageURL: String?
+
+    /// - Parameters: see the properties.
+    public init(
+        title: String, creatorName: String? = nil, allowCreatorName: Bool = false, updatedAt: Date? = nil,
+        imageURL: String? = nil
+    ) {
+        self.title = title
+        self.creatorName = creatorName
+        self.allowCreatorName = allowCreatorName
+        self.updatedAt = updatedAt
+        self.imageURL = imageURL
+    }
+}
+
+/// Everything the landing page shows for one valid share link.
+public struct LandingPage: Sendable, Equatable {
+    /// The app.
+    public var app: AppPageInfo
+    /// The canonical share URL (`https://links.example.com/s/<token>`): canonical link, `og:url`, QR code.
+    public var shareURL: String
+    /// The link that opens the app: a universal link or a custom-scheme URL (`handz://flow/123`).
+    public var openInAppURL: String
+    /// The custom scheme (`handz`) for the Android `intent://` link and `al:` tags, if the app has one.
+    public var customScheme: String?
+    /// The custom-scheme URL of the item (`handz://flow/123`), for `al:ios:url` / `al:android:url` and the intent.
+    public var customSchemeURL: String?
+    /// The preview, or `nil` when the origin is down, slow or has none (the page still renders).
+    public var preview: Preview?
+
+    /// - Parameters: see the properties.
+    public init(
+        app: AppPageInfo, shareURL: String, openInAppURL: String, customScheme: String? = nil,
+        customSchemeURL: String? = nil, preview: Preview? = nil
+    ) {
+        self.app = app
+        self.shareURL = shareURL
+        self.openInAppURL = openInAppURL
+        self.customScheme = customScheme
+        self.customSchemeURL = customSchemeURL
+        self.preview = preview
+    }
+}
+
+/// The "This link is no longer available." page: 410 for revoked, expired, deleted; 404 for unknown tokens,
+/// with the same body so the two cannot be told apart by their content.
+public struct UnavailablePage: Sendable, Equatable {
+    /// Why the page is shown; only the status code differs.
+    public enum Reason: Sendable, Equatable {
+        /// Revoked, expired or deleted: 410.
+        case gone
+        /// Malformed, forged, unknown: 404.
+        case unknown
+    }
+
+    /// The app, or `nil` when the token could not even be tied to an app.
+    public var app: AppPageInfo?
+    /// Why.
+    public var reason: Reason
+    /// The call to action from the manifest (a button label and link, e.g. "Open Handz" → `handz://welcome`).
+    public var callToAction: CallToAction?
+
+    /// - Parameters: see the properties.
+    public init(app: AppPageInfo?, reason: Reason, callToAction: CallToAction? = nil) {
+        self.app = app
+        self.reason = reason
+        self.callToAction = callToAction
+    }
+
+    /// 410 for `gone`, 404 for `unknown`.
+    public var status: Int { reason == .gone ? 410 : 404 }
+}
+
+/// A labelled link button.
+public struct CallToAction: Sendable, Equatable {
+    /// The button text.
+    public var label: String
+    /// Where it goes (from the manifest only).
+    public var url: String
+
+    /// - Parameters: see the properties.
+    public init(label: String, url: String) {
+        self.label = label
+        self.url = url
+    }
+}
+
+/// A rendered page: status, headers and HTML body for the server to send as is.
+public struct RenderedPage: Sendable {
+    /// The HTTP status (200, 404, 410).
+    public var status: Int
+    /// Content type, cache and security headers (see `SecurityHeaders`).
+    public var headers: [(name: String, value: String)]
+    /// The UTF-8 HTML.
+    public var body: String
+}
+
+/// URL helpers for building links that go into pages.
+enum PageURL {
+    /// Percent-escapes everything but unreserved characters (RFC 3986) for use inside a query value.
+    static func queryEscaped(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// `true` for an absolute https URL (images and links from the origin must be https).
+    static func isHTTPS(_ value: String) -> Bool {
+        guard let components = URLComponents(string: value) else { return false }
+        return components.scheme?.lowercased() == "https" && !(components.host ?? "").isEmpty
+    }
+}

@@ -1,0 +1,26 @@
+/// The headers every web-fallback page is sent with. No script runs on these pages: the CSP allows none.
+public enum SecurityHeaders {
+    /// The Content-Security-Policy: nothing but same-origin or https images and the page's own stylesheet
+    /// (served at `/static/linkd.css`), no script, no framing.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; "
+        + "frame-ancestors 'none'"
+
+    /// The security headers, for HTML pages.
+    public static let page: [(name: String, value: String)] = [
+        ("Content-Security-Policy", contentSecurityPolicy),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+        ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    /// Headers for the QR SVG (`image/svg+xml`, no script possible inside, never cached: revocation bites).
+    public static let svg: [(name: String, value: String)] = [
+        ("Content-Type", "image/svg+xml"),
+        ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Cache-Control", "no-store"),
+    ]
+}

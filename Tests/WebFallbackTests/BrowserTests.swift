@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import WebFallback
+
+/// The pages in Debian's headless chromium at a phone's and a desktop's size: the rendered DOM is checked and a
+/// screenshot kept under `artifacts/web/` (gitignored). Fails with a clear message when chromium is missing.
+@Suite(.serialized) struct BrowserTests {
+    static let sizes = [("phone", "390,844"), ("desktop", "1280,800")]
+
+    private var artifacts: URL {
+        URL(fileURLWithPath: Fixtures.templatesDirectory).deletingLastPathComponent()
+            .appendingPathComponent("artifacts/web")
+    }
+
+    /// Writes the page next to a copy of the stylesheet, loads it, returns the DOM after rendering.
+    private func load(_ page: RenderedPage, name: String, size: String, renderer: PageRenderer) throws -> String {
+        let chromium = try ExternalTool.path("chromium", install: "apt-get install chromium")
+        try FileManager.default.createDirectory(at: artifacts.appendingPathComponent("static"), withIntermediateDirectories: true)
+        try Data(renderer.stylesheet.utf8).write(to: artifacts.appendingPathComponent("static/linkd.css"))
+        // The server serves the stylesheet at /static/linkd.css; from a file the same link is relative.
+        let html = page.body.replacingOccurrences(of: "href=\"/static/linkd.css\"", with: "href=\"static/linkd.css\"")
+        let file = artifacts.appendingPathComponent("\(name).html")
+        try Data(html.utf8).write(to: file)
+        let common = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(size)"]
+        try ExternalTool.run(chromium, common + ["--screenshot=\(artifacts.appendingPathComponent("\(name).png").path)", file.absoluteString])
+        let dom = try ExternalTool.run(chromium, common + ["--dump-dom", file.absoluteString])
+        return String(decoding: dom, as: UTF8.self)
+    }
+
+    @Test func landingPageRenders() throws {
+        let renderer = try Fixtures.renderer()
+        for (label, size) in Self.sizes {
+            let kind: UserAgentKind = label == "phone" ? .iOS : .desktop
+            let page = renderer.landing(Fixtures.landing(title: "<script>document.title='pwned'</script>Flow"), for: kind)
+            let dom = try load(page, name: "landing-\(label)", size: size, renderer: renderer)
+            #expect(dom.contains("id=\"open-in-app\""))
+            #expect(dom.contains(">Open in Handz</a>"))
+            #expect(dom.contains("id=\"app-store\""))
+            #expect(dom.contains("id=\"google-play\""))
+            #expect(dom.contains("<meta name=\"apple-itunes-app\""))
+            #expect(dom.contains("<meta property=\"og:title\""))
+            #expect(dom.contains("&lt;script&gt;document.title='pwned'&lt;/script&gt;Flow"))
+            #expect(!dom.contains("<title>pwned</title>"))
+            #expect(dom.contains("<svg") == (kind == .desktop))
+        }
+    }
+
+    @Test func unavailablePageRenders() throws {
+        let renderer = try Fixtures.renderer()
+        let page = renderer.unavailable(UnavailablePage(
+            app: Fixtures.handz, reason: .gone, callToAction: CallToAction(label: "Open Handz", url: "handz://welcome")))
+        for (label, size) in Self.sizes {
+            let dom = try load(page, name: "unavailable-\(label)", size: size, renderer: renderer)
+            #expect(dom.contains("This link is no longer available."))
+            #expect(dom.contains("id=\"cta\" href=\"handz://welcome\""))
+            #expect(dom.contains("<html lang=\"en\">"))
+        }
+    }
+}

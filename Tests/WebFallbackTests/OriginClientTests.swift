@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import WebFallback
+
+/// A real HTTP origin on loopback: a small Python ThreadingHTTPServer started by the test on an ephemeral port.
+final class LoopbackOrigin: @unchecked Sendable {
+    static let script = #"""
+        import http.server, json, socketserver, sys, time
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a): pass
+            def send(self, code, body=b'', headers=()):
+                self.send_response(code)
+                for k, v in headers: self.send_header(k, v)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_GET(self):
+                p = self.path
+                if p.startswith('/items/ok'):
+                    self.send(200, json.dumps({"title": "Morning <script>x</script>", "creatorName": "Ana",
+                        "allowCreatorName": True, "updatedAt": "2026-09-21T10:00:00Z",
+                        "imageURL": "https://cdn.example.com/a.jpg"}).encode())
+                elif p.startswith('/items/slow'):
+                    time.sleep(3); self.send(200, b'{"title":"late"}')
+                elif p.startswith('/items/missing'): self.send(404)
+                elif p.startswith('/items/gone'): self.send(410)
+                elif p.startswith('/items/big'): self.send(200, b'{"title":"' + b'x' * 200000 + b'"}')
+                elif p.startswith('/items/away'):
+                    self.send(302, headers=[('Location', 'http://127.0.0.2:%d/items/ok' % self.server.server_address[1])])
+                elif p.startswith('/items/within'): self.send(302, headers=[('Location', '/items/ok')])
+                elif p.startswith('/items/badjson'): self.send(200, b'{"title": ')
+                elif p.startswith('/items/extra'): self.send(200, b'{"title":"t","evil":1}')
+                elif p.startswith('/items/error'): self.send(500)
+                else: self.send(404)
+        class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
+        s = S(('127.0.0.1', 0), H)
+        print(s.server_address[1], flush=True)
+        s.serve_forever()
+        """#
+
+    let process = Process()
+    let port: Int
+
+    init() throws {
+        let python = try ExternalTool.path("python3", install: "apt-get install python3")
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", Self.script]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        var line: [UInt8] = []
+        while true {
+            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
+            guard let first = byte.first else { break }
+            if first == UInt8(ascii: "\n") { break }
+            line.append(first)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw ExternalTool.Failure(description: "loopback origin did not start")
+        }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    /// SIGKILL: the child may inherit a blocked SIGTERM from the test runner's threads.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func client(ttl: Double = 60, maxBody: Int = 65536) -> OriginClient {
+        OriginClient(configuration: OriginConfiguration(
+            baseURL: "http://127.0.0.1:\(port)", previewPath: "/items/{itemId}", connectTimeoutMilliseconds: 500,
+            totalTimeoutMilliseconds: 1000, maxBodyBytes: maxBody, cacheTTLSeconds: ttl))
+    }
+}
+
+@Suite(.serialized) struct OriginClientTests {
+    let origin: LoopbackOrigin
+
+    init() throws { origin = try LoopbackOrigin() }
+
+    @Test func previewIsDecodedAndEscapedOnThePage() async throws {
+        let result = await origin.client().preview(params: ["itemId": "ok"])
+        guard case .preview(let preview) = result else {
+            Issue.record("expected a preview, got \(result)")
+            return
+        }
+        #expect(preview.title == "Morning <script>x</script>")
+        #expect(preview.creatorName == "Ana")
+        #expect(preview.allowCreatorName)
+        #expect(preview.imageURL == "https://cdn.example.com/a.jpg")
+        var page = Fixtures.landing()
+        page.preview = preview
+        let body = try Fixtures.renderer().landing(page, for: .iOS).body
+        #expect(body.contains("Morning &lt;script&gt;x&lt;/script&gt;"))
+        #expect(!body.contains("<script>"))
+    }
+
+    @Test func notFoundAndGoneMeanDeleted() async {
+        #expect(await origin.client().preview(params: ["itemId": "missing"]) == .deleted)
+        #expect(await origin.client().preview(params: ["itemId": "gone"]) == .deleted)
+    }
+
+    @Test func slowOriginTimesOut() async {
+        let start = Date()
+        let result = await origin.client().preview(params: ["itemId": "slow"])
+        #expect(result == .unavailable(reason: "timed out"))
+        #expect(Date().timeIntervalSince(start) < 2.5)
+    }
+
+    @Test func downOriginIsUnavailable() async throws {
+        let client = OriginClient(configuration: OriginConfiguration(
+            baseURL: "http://127.0.0.1:1", previewPath: "/items/{itemId}"))
+        guard case .unavailable = await client.preview(params: ["itemId": "ok"]) else {
+            Issue.record("a closed port must be unavailable")
+            return
+        }
+    }
+
+    @Test func oversizedBodyIsCut() async {
+        let result = await origin.client(maxBody: 4096).preview(params: ["itemId": "big"])
+        #expect(result == .unavailable(reason: "body larger than 4096 bytes"))
+    }
+
+    @Test func redirectsStayWithinTheOrigin() async {
+        #expect(await origin.client().preview(params: ["itemId": "away"])
+            == .unavailable(reason: "redirect outside the origin refused"))
+        guard case .preview = await origin.client().preview(params: ["itemId": "within"]) else {
+            Issue.record("a redirect within the origin must be followed")
+            return
+        }
+    }
+
+    @Test func badJSONAndUnknownKeysAndErrorsAreUnavailable() async {
+        for item in ["badjson", "extra", "error"] {
+            guard case .unavailable = await origin.client().preview(params: ["itemId": item]) else {
+                Issue.record("\(item) must be unavailable")
+                continue
+            }
+        }
+    }
+
+    @Test func pathComesFromParamsEscaped() {
+        let client = origin.client()
+        #expect(client.previewURL(params: ["itemId": "../admin?x=1"])
+            == "http://127.0.0.1:\(origin.port)/items/..%2Fadmin%3Fx%3D1")
+        #expect(client.previewURL(params: [:]) == nil)
+    }
+
+    @Test func cacheServesStaleIfError() async throws {
+        // A client whose origin goes away after the first fetch: the cached preview is served past its TTL.
+        let second = try LoopbackOrigin()
+        let client = second.client(ttl: 0)
+        let now = Date()
+        guard case .preview = await client.preview(params: ["itemId": "ok"], now: now) else {
+            Issue.record("first fetch must succeed")
+            return
+        }
+        second.stop()
+        guard case .preview = await client.preview(params: ["itemId": "ok"], now: now.addingTimeInterval(10)) else {
+            Issue.record("stale-if-error must serve the cached preview")
+            return
+        }
+        guard case .unavailable = await client.preview(params: ["itemId": "ok"], now: now.addingTimeInterval(7200)) else {
+            Issue.record("past stale-if-error the origin's failure shows")
+            return
+        }
+    }
+
+    @Test func cacheIsBounded() {
+        var cache = PreviewCache(capacity: 2)
+        for index in 0..<5 { cache.store(.deleted, for: "u\(index)", at: Date()) }
+        #expect(cache.count == 2)
+        #expect(cache.entry(for: "u4") != nil)
+        #expect(cache.entry(for: "u0") == nil)
+    }
+}

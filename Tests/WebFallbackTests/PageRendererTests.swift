@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import WebFallback
+
+@Suite struct PageRendererTests {
+    @Test func outsideStringsAreEscaped() throws {
+        let page = try Fixtures.renderer().landing(
+            Fixtures.landing(title: "<script>alert(1)</script>\"'&"), for: .iOS)
+        #expect(!page.body.contains("<script>"))
+        #expect(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(page.status == 200)
+    }
+
+    @Test func landingCarriesMetaTagsAndButtons() throws {
+        let body = try Fixtures.renderer().landing(Fixtures.landing(image: "https://cdn.example.com/a.jpg"), for: .iOS).body
+        #expect(body.contains("<html lang=\"en\">"))
+        #expect(body.contains("<meta name=\"apple-itunes-app\" content=\"app-id=1234567890, app-argument=https://links.example.com/s/AQAAAAEx\">"))
+        #expect(body.contains("<link rel=\"canonical\" href=\"https://links.example.com/s/AQAAAAEx\">"))
+        #expect(body.contains("<meta property=\"og:image\" content=\"https://cdn.example.com/a.jpg\">"))
+        #expect(body.contains("<meta property=\"al:ios:url\" content=\"handz://flow/42\">"))
+        #expect(body.contains("<meta property=\"al:android:package\" content=\"com.example.handz\">"))
+        #expect(body.contains("Open in Handz"))
+        #expect(body.contains("https://apps.apple.com/app/id1234567890"))
+        #expect(body.contains("https://play.google.com/store/apps/details?id=com.example.handz"))
+        #expect(body.contains("By Ana"))
+        #expect(body.contains("Updated September"))
+        #expect(!body.contains("<svg"))
+    }
+
+    @Test func creatorHiddenUnlessAllowedAndHTTPImagesDropped() throws {
+        let body = try Fixtures.renderer().landing(
+            Fixtures.landing(allowCreator: false, image: "http://insecure.example.com/a.jpg"), for: .iOS).body
+        #expect(!body.contains("Ana"))
+        #expect(!body.contains("insecure.example.com"))
+    }
+
+    @Test func androidGetsAnIntentLink() throws {
+        let body = try Fixtures.renderer().landing(Fixtures.landing(), for: .android).body
+        #expect(body.contains(
+            "href=\"intent://flow/42#Intent;scheme=handz;package=com.example.handz;"
+                + "S.browser_fallback_url=https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.example.handz;end\""))
+    }
+
+    @Test func desktopGetsQRCodeAndWebLink() throws {
+        let body = try Fixtures.renderer().landing(Fixtures.landing(), for: .desktop).body
+        #expect(body.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(body.contains("id=\"web-link\" href=\"https://links.example.com/s/AQAAAAEx\""))
+    }
+
+    @Test func unavailableLooksTheSameForGoneAndUnknown() throws {
+        let renderer = try Fixtures.renderer()
+        let cta = CallToAction(label: "Open Handz", url: "handz://welcome")
+        let gone = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .gone, callToAction: cta))
+        let unknown = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .unknown, callToAction: cta))
+        #expect(gone.status == 410)
+        #expect(unknown.status == 404)
+        #expect(gone.body == unknown.body)
+        #expect(gone.body.contains("This link is no longer available."))
+        #expect(gone.body.contains("href=\"handz://welcome\""))
+    }
+
+    @Test func securityHeaders() throws {
+        let page = try Fixtures.renderer().landing(Fixtures.landing(), for: .desktop)
+        let headers = Dictionary(page.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let csp = try #require(headers["Content-Security-Policy"])
+        #expect(csp.contains("default-src 'none'"))
+        #expect(csp.contains("frame-ancestors 'none'"))
+        #expect(!csp.contains("script-src"))
+        #expect(headers["X-Content-Type-Options"] == "nosniff")
+        #expect(headers["Referrer-Policy"] == "no-referrer")
+        #expect(headers["Cache-Control"] == "no-store")
+    }
+
+    @Test func missingTemplatesDirectoryIsAClearError() {
+        #expect(throws: PageError.self) { try PageRenderer(configuration: PageConfiguration(directory: "/nonexistent")) }
+    }
+
+    @Test(arguments: [
+        ("Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", UserAgentKind.crawler),
+        ("Twitterbot/1.0", .crawler),
+        ("facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", .crawler),
+        ("WhatsApp/2.23.20.0", .crawler),
+        ("Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)", .crawler),
+        ("LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)", .crawler),
+        ("TelegramBot (like TwitterBot)", .crawler),
+        ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", .crawler),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148", .iOS),
+        ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36", .android),
+        ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36", .desktop),
+    ])
+    func userAgents(agent: String, kind: UserAgentKind) {
+        #expect(UserAgentKind(userAgent: agent) == kind)
+        #expect(UserAgentKind(userAgent: agent).isCrawler == (kind == .crawler))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs real outside programs (python3 with segno, zbarimg, chromium) for the tests.
+enum ExternalTool {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Finds `name` on PATH (plus the usual system directories) or throws a message that says how to install it.
+    static func path(_ name: String, install: String) throws -> String {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/bin", "/usr/local/bin", "/bin"]
+        for directory in directories {
+            let candidate = directory + "/" + name
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw Failure(description: "\(name) is not installed; run `\(install)` (scripts/ensure-deps.sh test)")
+    }
+
+    /// Runs a program, feeding `input` on stdin; returns stdout, throws on a non-zero exit with stderr.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input))
+        try stdin.fileHandleForWriting.close()
+        // Read both pipes concurrently so a chatty stderr cannot block the child.
+        nonisolated(unsafe) var errorBytes = Data()
+        let errorReader = Thread { errorBytes = stderr.fileHandleForReading.readDataToEndOfFile() }
+        errorReader.start()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+        guard process.terminationStatus == 0 else {
+            throw Failure(
+                description: "\(executable) \(arguments.joined(separator: " ")) exited "
+                    + "\(process.terminationStatus): \(String(decoding: errorBytes, as: UTF8.self))")
+        }
+        return Array(output)
+    }
+
+    /// A fresh temporary directory for one test.
+    static func temporaryDirectory(_ label: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("linkd-web-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
