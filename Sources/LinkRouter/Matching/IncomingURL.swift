@@ -57,7 +57,9 @@ struct IncomingURL: Sendable {
             port = value
             authority = authority[..<colon]
         }
-        var host = authority.lowercased()
+        let lowerScheme = scheme.lowercased()
+        let isWeb = lowerScheme == "https" || lowerScheme == "http"
+        var host = isWeb ? authority.lowercased() : ""
         if !authority.unicodeScalars.allSatisfy({ $0.isASCII }) {
             // IDN: a Unicode host is matched by its punycode form.
             guard let ascii = Punycode.asciiHost(String(authority)) else {
@@ -66,7 +68,7 @@ struct IncomingURL: Sendable {
             host = ascii
         }
         var segments: [String] = []
-        let isWeb = scheme.lowercased() == "https" || scheme.lowercased() == "http"
+        segments.reserveCapacity(8)
         if !isWeb, !authority.isEmpty {
             guard let decoded = percentDecode(authority) else {
                 return .failure(.init(.malformedURL, "bad percent-encoding in '\(authority)'"))
@@ -87,7 +89,7 @@ struct IncomingURL: Sendable {
             }
             if query[name] == nil { query[name] = value }
         }
-        return .success(IncomingURL(scheme: scheme.lowercased(), host: isWeb ? host : "", port: port,
+        return .success(IncomingURL(scheme: lowerScheme, host: isWeb ? host : "", port: port,
                                     segments: segments, query: query))
     }
 
