@@ -21,35 +21,27 @@ struct ICSCommand: ParsableCommand {
     @Option(help: "Use only this app's ics rules (default: every loaded app).")
     var app: String?
 
-    @Option(name: .customLong("manifest"), help: "Manifest files (repeatable).")
-    var manifests: [String] = []
+    @OptionGroup var manifestOptions: ManifestOptions
 
     func run() throws {
-        let paths = try ManifestPaths.resolve(explicit: manifests)
-        let router: Router
-        do {
-            router = try Router(manifests: ManifestLoader.load(paths: paths))
-        } catch {
-            for problem in error.errors { writeError(problem.description) }
-            throw ExitCode(1)
-        }
+        let router = try manifestOptions.loadRouter()
         let parser = ICalendarParser()
         guard let handle = FileHandle(forReadingAtPath: file) else {
-            writeError("\(file): cannot open")
+            printError("\(file): cannot open")
             throw ExitCode(1)
         }
         // Read one byte past the cap so an oversized file is refused by the parser without reading all of it.
         let data = (try? handle.read(upToCount: parser.limits.maxBytes + 1)) ?? Data()
         try? handle.close()
         if data.count > parser.limits.maxBytes {
-            writeError("\(file): error: the file is larger than \(parser.limits.maxBytes) bytes, the .ics cap (inputTooLarge)")
+            printError("\(file): error: the file is larger than \(parser.limits.maxBytes) bytes, the .ics cap (inputTooLarge)")
             throw ExitCode(1)
         }
         let report: CalendarReport
         do {
             report = try CalendarResolver(router: router, parser: parser).resolve([UInt8](data), state: state, app: app)
         } catch {
-            writeError("\(file):\(error.line.map { "\($0):" } ?? "") error: \(error.message) (\(error.code))")
+            printError("\(file):\(error.line.map { "\($0):" } ?? "") error: \(error.message) (\(error.code))")
             throw ExitCode(1)
         }
         let encoder = JSONEncoder()
@@ -58,6 +50,3 @@ struct ICSCommand: ParsableCommand {
     }
 }
 
-private func writeError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}

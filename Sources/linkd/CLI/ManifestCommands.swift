@@ -58,24 +58,34 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "The app id (default: picked from the scheme or host).")
     var app: String?
 
-    @Option(name: .customLong("manifest"), help: "Manifest files (repeatable).")
-    var manifests: [String] = []
+    @OptionGroup var manifestOptions: ManifestOptions
 
     func run() throws {
-        let paths = try ManifestPaths.resolve(explicit: manifests)
-        let router: Router
-        do {
-            router = try Router(manifests: ManifestLoader.load(paths: paths))
-        } catch {
-            for problem in error.errors { printError(problem.description) }
-            throw ExitCode(1)
-        }
+        let router = try manifestOptions.loadRouter()
         let resolution = router.resolve(url: url, state: state, app: app)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(resolution)
         print(String(decoding: data, as: UTF8.self))
         if resolution.outcome == .notFound && resolution.route == nil { throw ExitCode(2) }
+    }
+}
+
+/// `--manifest FILE…` and the router built from those manifests, shared by the verbs that resolve links.
+struct ManifestOptions: ParsableArguments {
+    @Option(name: .customLong("manifest"), help: "Manifest files (repeatable).")
+    var manifests: [String] = []
+
+    /// Loads the manifests (`--manifest`, else `LINKD_MANIFESTS`, else `examples/*.yaml`) and compiles a router;
+    /// prints every manifest problem to stderr and exits 1 when they do not load.
+    func loadRouter() throws -> Router {
+        let paths = try ManifestPaths.resolve(explicit: manifests)
+        do {
+            return try Router(manifests: ManifestLoader.load(paths: paths))
+        } catch {
+            for problem in error.errors { printError(problem.description) }
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -96,6 +106,7 @@ enum ManifestPaths {
     }
 }
 
-private func printError(_ line: String) {
+/// Writes one line to standard error.
+func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
