@@ -100,14 +100,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Runs the built `linkd` binary as a process, for the CLI tests of every module.
+        .target(
+            name: "LinkdTestSupport",
+            path: "Tests/LinkdTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TokenSigningTests",
-            dependencies: ["TokenSigning"],
+            dependencies: ["TokenSigning", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter", "ICalendar"],
+            dependencies: ["LinkRouter", "ICalendar", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

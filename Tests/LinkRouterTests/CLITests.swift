@@ -1,44 +1,13 @@
 import Foundation
+import LinkdTestSupport
 import Testing
 
 /// Runs the built `linkd` binary as a process for the LinkRouter verbs: `manifest check`, `resolve`, `ics`.
 @Suite("linkd manifest/resolve/ics CLI, end to end")
 struct RouterCLITests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var binary: String? {
-        [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("linkd").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("linkd").path,
-            repositoryRoot.appendingPathComponent(".build/debug/linkd").path,
-        ].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    struct Output {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
     /// Runs `linkd` with the repository root as working directory (so `examples/*.yaml` are the default manifests).
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(binary, "build the linkd product first"))
-        process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
-        var environment = ProcessInfo.processInfo.environment
-        environment["LINKD_MANIFESTS"] = nil
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> LinkdProcess.Output {
+        try LinkdProcess.run(arguments, workingDirectory: LinkdProcess.repositoryRoot, unsetting: ["LINKD_MANIFESTS"])
     }
 
     static func json(_ text: String) throws -> [String: Any] {

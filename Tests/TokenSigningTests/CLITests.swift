@@ -1,39 +1,12 @@
 import Foundation
+import LinkdTestSupport
 import Testing
 
 /// Runs the built `linkd` binary as a process.
 @Suite("linkd keys/token CLI, end to end")
 struct CLITests {
-    static var binary: String? {
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("linkd").path]
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("linkd").path)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/linkd").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    struct Output {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(binary, "build the linkd product first"))
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["LINKD_MASTER_KEY"] = nil
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> LinkdProcess.Output {
+        try LinkdProcess.run(arguments, unsetting: ["LINKD_MASTER_KEY"])
     }
 
     @Test func issueVerifyRotate() throws {
