@@ -3,10 +3,10 @@ import LinkStore
 import Testing
 
 /// A fresh store on a real SQLite file in a temporary directory.
-private func makeStore(cacheCapacity: Int = 1000) throws -> (LinkStore, String) {
+private func makeStore(cacheCapacity: Int = 1000) throws -> (SQLiteLinkStore, String) {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkstore-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return (try LinkStore(path: dir + "/linkd.sqlite", cacheCapacity: cacheCapacity), dir)
+    return (try SQLiteLinkStore(path: dir + "/linkd.sqlite", cacheCapacity: cacheCapacity), dir)
 }
 
 private func hexID(_ n: Int) -> String {
@@ -24,92 +24,92 @@ private func record(_ n: Int, owner: String? = "u1") -> LinkRecord {
 @Suite("LinkStore")
 struct LinkStoreTests {
     @Test("links round-trip and survive reopening")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let (store, dir) = try makeStore()
-        try store.createLink(record(1))
-        #expect(try store.link(id: hexID(1)) == record(1))
-        #expect(throws: LinkStoreError.self) { try store.createLink(record(1)) }
-        let reopened = try LinkStore(path: dir + "/linkd.sqlite")
-        #expect(try reopened.link(id: hexID(1)) == record(1))
-        #expect(try reopened.link(id: hexID(2)) == nil)
-        #expect(try reopened.linkCount() == 1)
+        try await store.createLink(record(1))
+        #expect(try await store.link(id: hexID(1)) == record(1))
+        await #expect(throws: LinkStoreError.self) { try await store.createLink(record(1)) }
+        let reopened = try SQLiteLinkStore(path: dir + "/linkd.sqlite")
+        #expect(try await reopened.link(id: hexID(1)) == record(1))
+        #expect(try await reopened.link(id: hexID(2)) == nil)
+        #expect(try await reopened.linkCount() == 1)
     }
 
     @Test("revocation updates the record, the in-memory set, and is reloaded at open")
-    func revocation() throws {
+    func revocation() async throws {
         let (store, dir) = try makeStore()
-        try store.createLink(record(1))
+        try await store.createLink(record(1))
         #expect(!store.isRevoked(linkID: hexID(1), generation: 1))
-        let revoked = try store.revokeLink(id: hexID(1))
+        let revoked = try await store.revokeLink(id: hexID(1))
         #expect(revoked?.status == .revoked)
         #expect(store.isRevoked(linkID: hexID(1), generation: 1))
         #expect(!store.isRevoked(linkID: hexID(1), generation: 2))
-        #expect(try store.link(id: hexID(1))?.status == .revoked)
-        #expect(try store.revokeLink(id: hexID(9)) == nil)
-        let reopened = try LinkStore(path: dir + "/linkd.sqlite")
+        #expect(try await store.link(id: hexID(1))?.status == .revoked)
+        #expect(try await store.revokeLink(id: hexID(9)) == nil)
+        let reopened = try SQLiteLinkStore(path: dir + "/linkd.sqlite")
         #expect(reopened.isRevoked(linkID: hexID(1), generation: 1))
         #expect(reopened.revocations.count == 1)
     }
 
     @Test("owner-wide revocation revokes only that owner's active links")
-    func ownerRevocation() throws {
+    func ownerRevocation() async throws {
         let (store, _) = try makeStore()
-        for n in 1...3 { try store.createLink(record(n, owner: "alice")) }
-        try store.createLink(record(4, owner: "bob"))
-        #expect(try store.revokeLinks(app: "handz", owner: "alice") == 3)
-        #expect(try store.revokeLinks(app: "handz", owner: "alice") == 0)
-        #expect(try store.link(id: hexID(2))?.status == .revoked)
-        #expect(try store.link(id: hexID(4))?.status == .active)
+        for n in 1...3 { try await store.createLink(record(n, owner: "alice")) }
+        try await store.createLink(record(4, owner: "bob"))
+        #expect(try await store.revokeLinks(app: "handz", owner: "alice") == 3)
+        #expect(try await store.revokeLinks(app: "handz", owner: "alice") == 0)
+        #expect(try await store.link(id: hexID(2))?.status == .revoked)
+        #expect(try await store.link(id: hexID(4))?.status == .active)
         #expect(store.isRevoked(linkID: hexID(3), generation: 1))
         #expect(!store.isRevoked(linkID: hexID(4), generation: 1))
     }
 
     @Test("clicks are batched and accumulate")
-    func clicks() throws {
+    func clicks() async throws {
         let (store, _) = try makeStore()
-        try store.createLink(record(1))
+        try await store.createLink(record(1))
         let buffer = ClickBuffer()
         let t1 = Date(timeIntervalSince1970: 1_750_000_000)
         buffer.record(linkID: hexID(1), at: t1)
         buffer.record(linkID: hexID(1), at: t1.addingTimeInterval(5))
-        #expect(try store.clicks(linkID: hexID(1)).count == 0)
-        try buffer.flush(into: store)
+        #expect(try await store.clicks(linkID: hexID(1)).count == 0)
+        try await buffer.flush(into: store)
         buffer.record(linkID: hexID(1), at: t1.addingTimeInterval(10))
-        try buffer.flush(into: store)
-        let clicks = try store.clicks(linkID: hexID(1))
+        try await buffer.flush(into: store)
+        let clicks = try await store.clicks(linkID: hexID(1))
         #expect(clicks.count == 3)
         #expect(clicks.lastOpened == t1.addingTimeInterval(10))
         #expect(buffer.drain().isEmpty)
     }
 
     @Test("API keys are found by hash and can be revoked")
-    func apiKeys() throws {
+    func apiKeys() async throws {
         let (store, _) = try makeStore()
         let hash = Data(repeating: 7, count: 32)
-        try store.createAPIKey(APIKeyRecord(id: "k1", kind: .client, app: "handz", label: "ios", secretHash: hash, created: Date()))
-        #expect(try store.apiKey(secretHash: hash)?.app == "handz")
-        #expect(try store.apiKey(secretHash: Data(repeating: 8, count: 32)) == nil)
-        #expect(try store.revokeAPIKey(id: "k1"))
-        #expect(try store.apiKey(secretHash: hash)?.revoked != nil)
-        #expect(try !store.revokeAPIKey(id: "nope"))
-        #expect(try store.apiKeys(kind: .client).count == 1)
-        #expect(try store.apiKeys(kind: .admin).isEmpty)
+        try await store.createAPIKey(APIKeyRecord(id: "k1", kind: .client, app: "handz", label: "ios", secretHash: hash, created: Date()))
+        #expect(try await store.apiKey(secretHash: hash)?.app == "handz")
+        #expect(try await store.apiKey(secretHash: Data(repeating: 8, count: 32)) == nil)
+        #expect(try await store.revokeAPIKey(id: "k1"))
+        #expect(try await store.apiKey(secretHash: hash)?.revoked != nil)
+        #expect(try await !store.revokeAPIKey(id: "nope"))
+        #expect(try await store.apiKeys(kind: .client).count == 1)
+        #expect(try await store.apiKeys(kind: .admin).isEmpty)
     }
 
     @Test("audit log is newest first; key records upsert")
-    func auditAndKeys() throws {
+    func auditAndKeys() async throws {
         let (store, _) = try makeStore()
-        try store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "key.rotate", detail: "handz"))
-        try store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "link.revoke", detail: "x"))
-        let log = try store.auditLog(limit: 10)
+        try await store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "key.rotate", detail: "handz"))
+        try await store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "link.revoke", detail: "x"))
+        let log = try await store.auditLog(limit: 10)
         #expect(log.map(\.action) == ["link.revoke", "key.rotate"])
-        try store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([1])))
-        try store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([2])))
-        #expect(try store.keyRecords() == [StoredKeyRecord(app: "handz", kid: 1, record: Data([2]))])
+        try await store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([1])))
+        try await store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([2])))
+        #expect(try await store.keyRecords() == [StoredKeyRecord(app: "handz", kid: 1, record: Data([2]))])
     }
 
     @Test("the link cache stays bounded and keeps recently used records")
-    func cacheBound() throws {
+    func cacheBound() async throws {
         let cache = LinkCache(capacity: 10)
         for n in 0..<100 { cache.put(record(n)) }
         #expect(cache.count <= 10)

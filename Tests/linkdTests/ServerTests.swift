@@ -14,7 +14,7 @@ struct ServerTests {
     @Test("health, readiness and metrics answer on a live server")
     func health() async throws {
         let configuration = ServerConfiguration(port: 0, dataDir: tempDataDir())
-        let app = try await buildApplication(configuration: configuration)
+        let app = try await buildServer(configuration: configuration).application
         try await app.test(.live) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Clicks counted on the request path (memory only), drained in batches into the store.
 public final class ClickBuffer: Sendable {
-    private let pending = Mutex<[String: LinkClicks]>([:])
+    fileprivate let pending = Mutex<[String: LinkClicks]>([:])
 
     /// Creates an empty buffer.
     public init() {}
@@ -28,10 +28,10 @@ public final class ClickBuffer: Sendable {
     }
 
     /// Writes pending clicks into the store; on failure they are put back.
-    public func flush(into store: LinkStore) throws {
+    public func flush(into store: any LinkStorage) async throws {
         let batch = drain()
         do {
-            try store.addClicks(batch)
+            try await store.addClicks(batch)
         } catch {
             pending.withLock { clicks in
                 for (id, click) in batch {
@@ -43,5 +43,12 @@ public final class ClickBuffer: Sendable {
             }
             throw error
         }
+    }
+}
+
+extension ClickBuffer {
+    /// Clicks of one link counted but not yet written (for an up-to-date inspector view).
+    public func pending(linkID: String) -> LinkClicks {
+        pending.withLock { $0[linkID] ?? LinkClicks(count: 0, lastOpened: nil) }
     }
 }

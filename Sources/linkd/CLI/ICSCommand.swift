@@ -9,7 +9,7 @@ struct ICSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ics",
         abstract: "Resolve the items of an .ics file to routes (JSON).",
-        discussion: "Manifests: --manifest, else $LINKD_MANIFESTS, else examples/*.yaml. Share tokens resolve as unknown here (no store)."
+        discussion: "Manifests: --manifest, else $LINKD_MANIFESTS (comma-separated), else examples/*.yaml. Share tokens resolve as unknown here (no store)."
     )
 
     @Argument(help: "The .ics file.")

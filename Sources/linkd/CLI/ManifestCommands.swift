@@ -46,7 +46,7 @@ struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
         abstract: "Resolve a deep link or share URL to a route (JSON).",
-        discussion: "Manifests: --manifest, else $LINKD_MANIFESTS (colon-separated), else examples/*.yaml in the working directory. Share tokens resolve as unknown here (no store)."
+        discussion: "Manifests: --manifest, else $LINKD_MANIFESTS (comma-separated), else examples/*.yaml in the working directory. Share tokens resolve as unknown here (no store)."
     )
 
     @Argument(help: "The URL (custom scheme or https).")
@@ -91,11 +91,10 @@ struct ManifestOptions: ParsableArguments {
 
 /// Where manifests come from when `--manifest` is not given.
 enum ManifestPaths {
-    static func resolve(explicit: [String]) throws -> [String] {
+    /// `explicit` when given, else `LINKD_MANIFESTS` (comma-separated), else `examples/*.yaml`.
+    static func resolve(explicit: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [String] {
         if !explicit.isEmpty { return explicit }
-        if let env = ProcessInfo.processInfo.environment["LINKD_MANIFESTS"], !env.isEmpty {
-            return env.split(separator: ":").map(String.init)
-        }
+        if let env = environment["LINKD_MANIFESTS"], !env.isEmpty { return split(env) }
         let folder = "examples"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { "\(folder)/\($0)" }
@@ -103,6 +102,13 @@ enum ManifestPaths {
             throw ValidationError("no manifests: pass --manifest FILE, set LINKD_MANIFESTS, or run where examples/*.yaml exists")
         }
         return found
+    }
+}
+
+extension ManifestPaths {
+    /// Splits a `LINKD_MANIFESTS` value: comma-separated paths, blanks trimmed.
+    static func split(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 

@@ -30,7 +30,25 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             throw ValidationError(error.message)
         }
-        let app = try await buildApplication(configuration: configuration)
-        try await app.runService()
+        do {
+            let server = try await buildServer(configuration: configuration) { port in
+                Self.say("linkd: listening on http://\(configuration.host):\(port)")
+            }
+            if let key = server.initialAdminKey {
+                Self.say("""
+                    linkd: first start — admin API key (shown once, only its hash is stored; keep it now):
+                      \(key)
+                    """)
+            }
+            try await server.application.runService()
+        } catch let error as ConfigurationError {
+            printError("linkd: \(error.message)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Writes a line to standard output at once (scripts and tests read it while the server runs).
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -2,46 +2,68 @@ import Foundation
 import Hummingbird
 import LinkStore
 import Logging
+import NIOCore
 
-/// Everything a running server shares: the store, click buffer and metrics.
-struct ServerState: Sendable {
-    let configuration: ServerConfiguration
-    let store: LinkStore
-    let clicks: ClickBuffer
-    let metrics: ServerMetrics
+/// A built server: the application to run and the admin key made on first start (to print once).
+struct LinkdServer<App: ApplicationProtocol> {
+    /// The Hummingbird application (routes and background services).
+    let application: App
+    /// The admin key generated on this first start; nil when one existed already.
+    let initialAdminKey: String?
 }
 
-/// Builds the linkd HTTP application from a configuration: opens (creating) the data directory and store,
-/// registers the routes and the background services. `linkd serve` and the end-to-end tests both call it.
-func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+/// Builds the linkd HTTP server from a configuration: opens (creating) the data directory and store, loads the
+/// manifests and keys, registers the routes and the background services. `linkd serve` and the tests call it.
+/// - Parameter onListening: called with the bound port once the server listens (port 0 picks one).
+func buildServer(
+    configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> LinkdServer<some ApplicationProtocol> {
     var logger = Logger(label: "linkd")
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
 
     try DataDirectory.prepare(configuration.dataDir)
-    let store = try LinkStore(
-        path: configuration.dataDir + "/linkd.sqlite", cacheCapacity: configuration.linkCacheCapacity
-    )
-    let state = ServerState(configuration: configuration, store: store, clicks: ClickBuffer(), metrics: ServerMetrics())
+    let store = try SQLiteLinkStore(path: configuration.dataDir + "/linkd.sqlite", cacheCapacity: configuration.linkCacheCapacity)
+    let bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
+    let metrics = ServerMetrics()
+    metrics.setRevocationSetSize(store.revocations.count)
+    let clicks = ClickBuffer()
+    let links = LinkService(
+        store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
+        defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
+    let auth = APIKeyAuthenticator(
+        store: store, failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: 10))
+    let limiter = configuration.rateLimitPerSecond > 0
+        ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
 
-    let router = Hummingbird.Router(context: BasicRequestContext.self)
-    router.add(middleware: MetricsMiddleware(metrics: state.metrics))
-    HealthRoutes(store: store, metrics: state.metrics).register(on: router)
+    let router = Hummingbird.Router(context: LinkdRequestContext.self)
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    HealthRoutes(store: store, metrics: metrics).register(on: router)
+    LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+    ResolveRoutes(links: links, limiter: limiter).register(on: router)
+    AdminRoutes(
+        store: store, keyring: bootstrap.keyring, router: bootstrap.router, auth: auth, metrics: metrics,
+        maxBodyBytes: configuration.maxBodyBytes
+    ).register(on: router)
+    ShareRoutes(links: links, limiter: limiter).register(on: router)
 
     let flusher = ClickFlushService(
-        buffer: state.clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)),
-        logger: logger
-    )
-    return Application(
+        buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+    let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "linkd"),
         services: [flusher],
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
+    return LinkdServer(application: application, initialAdminKey: bootstrap.initialAdminKey)
 }
 
-/// The data directory: created with mode 0700 when missing.
+/// The data directory: created with mode 0700 when missing. Files linkd creates in it are 0600 (umask 077).
 enum DataDirectory {
     static func prepare(_ path: String) throws {
+        // The process only writes secrets and its database here: nothing it creates is for other users.
+        umask(0o077)
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: path, isDirectory: &isDirectory) {

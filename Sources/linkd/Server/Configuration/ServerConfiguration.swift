@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import TokenSigning
 import Yams
 
 /// Everything `linkd serve` can be configured with. Defaults give the embedded setup: no file needed.
@@ -15,6 +17,9 @@ import Yams
 /// - `maxBodyBytes` — Int — `65536`: request body cap for JSON endpoints.
 /// - `clickFlushSeconds` — Double — `1`: how often counted clicks are written to the store.
 /// - `logLevel` / `LINKD_LOG_LEVEL` — String — `info`: trace, debug, info, notice, warning, error, critical.
+/// - `rateLimitPerSecond` — Double — `100`: per client address, on `/v1/resolve*` and `/s/*`; 0 turns it off.
+/// - `rateLimitBurst` — Double — `200`: requests a client may make at once before the rate applies.
+/// - `authFailuresPerMinute` — Double — `10`: failed authentications per client address (burst 10) before 429.
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 struct ServerConfiguration: Sendable, Equatable, Decodable {
@@ -28,6 +33,9 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
     var maxBodyBytes: Int
     var clickFlushSeconds: Double
     var logLevel: String
+    var rateLimitPerSecond: Double
+    var rateLimitBurst: Double
+    var authFailuresPerMinute: Double
 
     /// Creates a configuration; every parameter has the embedded default.
     init(
@@ -40,7 +48,10 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         defaultTTLSeconds: Int = 30 * 86_400,
         maxBodyBytes: Int = 65_536,
         clickFlushSeconds: Double = 1,
-        logLevel: String = "info"
+        logLevel: String = "info",
+        rateLimitPerSecond: Double = 100,
+        rateLimitBurst: Double = 200,
+        authFailuresPerMinute: Double = 10
     ) {
         self.host = host
         self.port = port
@@ -52,11 +63,14 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         self.maxBodyBytes = maxBodyBytes
         self.clickFlushSeconds = clickFlushSeconds
         self.logLevel = logLevel
+        self.rateLimitPerSecond = rateLimitPerSecond
+        self.rateLimitBurst = rateLimitBurst
+        self.authFailuresPerMinute = authFailuresPerMinute
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
-            clickFlushSeconds, logLevel
+            clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute
     }
 
     /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
@@ -73,6 +87,9 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes
         clickFlushSeconds = try c.decodeIfPresent(Double.self, forKey: .clickFlushSeconds) ?? defaults.clickFlushSeconds
         logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel
+        rateLimitPerSecond = try c.decodeIfPresent(Double.self, forKey: .rateLimitPerSecond) ?? defaults.rateLimitPerSecond
+        rateLimitBurst = try c.decodeIfPresent(Double.self, forKey: .rateLimitBurst) ?? defaults.rateLimitBurst
+        authFailuresPerMinute = try c.decodeIfPresent(Double.self, forKey: .authFailuresPerMinute) ?? defaults.authFailuresPerMinute
     }
 }
 
@@ -101,7 +118,7 @@ extension ServerConfiguration {
         }
         if let value = environment["LINKD_DATA_DIR"], !value.isEmpty { configuration.dataDir = value }
         if let value = environment["LINKD_MANIFESTS"], !value.isEmpty {
-            configuration.manifests = value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            configuration.manifests = ManifestPaths.split(value)
         }
         if let value = environment["LINKD_LOG_LEVEL"], !value.isEmpty { configuration.logLevel = value }
         if let host { configuration.host = host }
@@ -150,5 +167,15 @@ extension ServerConfiguration {
         }
         guard maxBodyBytes > 0 else { throw ConfigurationError(message: "maxBodyBytes must be positive") }
         guard clickFlushSeconds > 0 else { throw ConfigurationError(message: "clickFlushSeconds must be positive") }
+        guard maxTTLSeconds <= Int(Keyring.maxTokenLifetimeCap) else {
+            throw ConfigurationError(message: "maxTTLSeconds must be at most \(Keyring.maxTokenLifetimeCap) (400 days, the token lifetime cap)")
+        }
+        guard rateLimitPerSecond >= 0, rateLimitBurst >= 1 || rateLimitPerSecond == 0 else {
+            throw ConfigurationError(message: "rateLimitPerSecond must be ≥ 0 and rateLimitBurst ≥ 1")
+        }
+        guard authFailuresPerMinute > 0 else { throw ConfigurationError(message: "authFailuresPerMinute must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
+        }
     }
 }

@@ -1,30 +1,45 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// An error answered to an HTTP client as `{"error":{"code":"...","message":"..."}}`.
 struct APIError: Error, HTTPResponseError, Sendable {
-    /// The machine code of an API error.
+    /// The machine code of an API error (documented in docs/openapi.yaml).
     struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String {
-            case badRequest = "bad_request", unauthorized, forbidden, notFound = "not_found", gone,
-                payloadTooLarge = "payload_too_large", unsupportedMediaType = "unsupported_media_type",
-                unprocessable = "unprocessable", rateLimited = "rate_limited", internalError = "internal_error",
-                notReady = "not_ready"
-        }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-        static let badRequest = Code(.badRequest)
-        static let unauthorized = Code(.unauthorized)
-        static let forbidden = Code(.forbidden)
-        static let notFound = Code(.notFound)
-        static let gone = Code(.gone)
-        static let payloadTooLarge = Code(.payloadTooLarge)
-        static let unsupportedMediaType = Code(.unsupportedMediaType)
-        static let unprocessable = Code(.unprocessable)
-        static let rateLimited = Code(.rateLimited)
-        static let internalError = Code(.internalError)
-        static let notReady = Code(.notReady)
-        var description: String { value.rawValue }
+        let description: String
+        private init(_ value: String) { description = value }
+        /// The request is malformed: bad JSON, a missing or unknown field, a bad query parameter.
+        static let badRequest = Code("bad_request")
+        /// No API key, or one that is unknown or revoked.
+        static let unauthorized = Code("unauthorized")
+        /// The key may not do this (a client key on an admin endpoint, or on another app's links).
+        static let forbidden = Code("forbidden")
+        /// No such resource.
+        static let notFound = Code("not_found")
+        /// The share link is no longer available.
+        static let gone = Code("gone")
+        /// The request conflicts with the current state (retiring the active key).
+        static let conflict = Code("conflict")
+        /// The body is over the endpoint's cap.
+        static let payloadTooLarge = Code("payload_too_large")
+        /// The body has the wrong content type.
+        static let unsupportedMediaType = Code("unsupported_media_type")
+        /// The request is well-formed but cannot be done (a value out of range).
+        static let unprocessable = Code("unprocessable")
+        /// The app has no such route.
+        static let unknownRoute = Code("unknown_route")
+        /// The route cannot be the target of a share link.
+        static let notShareable = Code("not_shareable")
+        /// A param is missing, unknown or of the wrong type for the route.
+        static let badParams = Code("bad_params")
+        /// Too many requests from this client; retry after `Retry-After` seconds.
+        static let rateLimited = Code("rate_limited")
+        /// A bug: the server failed.
+        static let internalError = Code("internal_error")
+        /// The store does not answer.
+        static let notReady = Code("not_ready")
+        /// The store failed to do a write or read; retry later.
+        static let storeUnavailable = Code("store_unavailable")
     }
 
     let status: HTTPResponse.Status

@@ -1,17 +1,19 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Synchronization
 
 /// Per-client token buckets: `burst` requests at once, refilled at `perSecond`. Bounded memory: when more than
 /// `maxClients` buckets exist, full (idle) buckets are dropped first, then all.
 final class RateLimiter: Sendable {
-    private struct Bucket {
+    fileprivate struct Bucket {
         var tokens: Double
         var updated: Double
     }
 
-    private let buckets = Mutex<[String: Bucket]>([:])
-    private let perSecond: Double
-    private let burst: Double
+    fileprivate let buckets = Mutex<[String: Bucket]>([:])
+    fileprivate let perSecond: Double
+    fileprivate let burst: Double
     private let maxClients: Int
 
     /// Creates a limiter.
@@ -43,5 +45,30 @@ final class RateLimiter: Sendable {
     private static func evict(_ buckets: inout [String: Bucket], now: Double, perSecond: Double, burst: Double, maxClients: Int) {
         buckets = buckets.filter { _, bucket in bucket.tokens + (now - bucket.updated) * perSecond < burst }
         if buckets.count >= maxClients { buckets.removeAll(keepingCapacity: true) }
+    }
+}
+
+extension RateLimiter {
+    /// Whether the client has at least one token left, without taking it.
+    func peek(_ client: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Bool {
+        buckets.withLock { buckets in
+            guard let bucket = buckets[client] else { return true }
+            return min(burst, bucket.tokens + max(0, now - bucket.updated) * perSecond) >= 1
+        }
+    }
+}
+
+/// Answers 429 `rate_limited` when the caller's address has no token left in `limiter`; no limiter, no limit.
+struct RateLimitMiddleware: RouterMiddleware {
+    let limiter: RateLimiter?
+
+    func handle(
+        _ request: Request, context: LinkdRequestContext,
+        next: (Request, LinkdRequestContext) async throws -> Response
+    ) async throws -> Response {
+        if let limiter, !limiter.allow(context.clientAddress) {
+            throw APIError(.tooManyRequests, .rateLimited, "too many requests from this address; retry after a second")
+        }
+        return try await next(request, context)
     }
 }

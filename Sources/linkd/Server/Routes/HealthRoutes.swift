@@ -1,19 +1,20 @@
+import HTTPTypes
 import Hummingbird
 import LinkStore
 import Prometheus
 
 /// `/healthz` (the process answers), `/readyz` (the store answers), `/metrics` (Prometheus text).
 struct HealthRoutes: Sendable {
-    let store: LinkStore
+    let store: any LinkStorage
     let metrics: ServerMetrics
 
-    func register(on router: Hummingbird.Router<BasicRequestContext>) {
+    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         router.get("/healthz") { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
         router.get("/readyz") { _, _ in
             do {
-                _ = try store.linkCount()
+                try await store.ping()
             } catch {
                 throw APIError(.serviceUnavailable, .notReady, "the store does not answer")
             }

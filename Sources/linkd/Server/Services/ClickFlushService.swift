@@ -5,21 +5,21 @@ import ServiceLifecycle
 /// Writes counted clicks to the store every `interval`, and once more at shutdown.
 struct ClickFlushService: Service {
     let buffer: ClickBuffer
-    let store: LinkStore
+    let store: any LinkStorage
     let interval: Duration
     let logger: Logger
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            flush()
+            await flush()
         }
-        flush()
+        await flush()
     }
 
-    private func flush() {
+    private func flush() async {
         do {
-            try buffer.flush(into: store)
+            try await buffer.flush(into: store)
         } catch {
             logger.error("click flush failed", metadata: ["error": "\(error)"])
         }

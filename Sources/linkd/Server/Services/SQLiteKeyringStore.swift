@@ -5,7 +5,7 @@ import TokenSigning
 /// TokenSigning's `KeyringStore` on the SQLite store: each key record (secret sealed by TokenSigning) is kept
 /// as JSON in the `key_records` table, keyed by app and kid.
 struct SQLiteKeyringStore: KeyringStore {
-    let store: LinkStore
+    let store: any LinkStorage
 
     func loadKeyRecords() throws -> [KeyRecord] {
         let decoder = JSONDecoder()

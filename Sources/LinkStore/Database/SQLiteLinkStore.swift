@@ -5,7 +5,8 @@ import GRDB
 ///
 /// Writes are durable when they return (WAL, `synchronous=FULL`). Reads on the hot path (`link(id:)`,
 /// `isRevoked`) come from memory: a bounded record cache and the revocation set, both kept current by every write.
-public final class LinkStore: Sendable {
+/// Database work runs on GRDB's own threads (`async`), never on the caller's executor.
+public final class SQLiteLinkStore: LinkStorage {
     private let pool: DatabasePool
     /// Revoked (link id, generation) pairs, loaded at open and updated on every revocation.
     public let revocations = RevocationSet()
@@ -32,7 +33,7 @@ public final class LinkStore: Sendable {
     }
 
     private func loadRevocations() throws {
-        let rows = try read { db in try Row.fetchAll(db, sql: "SELECT linkId, generation FROM revocations") }
+        let rows = try readNow { db in try Row.fetchAll(db, sql: "SELECT linkId, generation FROM revocations") }
         revocations.reserve(rows.count)
         revocations.insert(rows.compactMap { row in
             RevocationKey(hex: row["linkId"], generation: UInt32(truncatingIfNeeded: row["generation"] as Int))
@@ -42,8 +43,8 @@ public final class LinkStore: Sendable {
     // MARK: Links
 
     /// Stores a new link. Throws `conflict` if the id exists.
-    public func createLink(_ record: LinkRecord) throws {
-        try write { db in
+    public func createLink(_ record: LinkRecord) async throws {
+        try await write { db in
             if try LinkRecord.exists(db, key: record.id) {
                 throw LinkStoreError(.conflict, "link \(record.id) exists")
             }
@@ -53,9 +54,9 @@ public final class LinkStore: Sendable {
     }
 
     /// The link record (from the cache when present).
-    public func link(id: String) throws -> LinkRecord? {
+    public func link(id: String) async throws -> LinkRecord? {
         if let cached = cache.get(id) { return cached }
-        guard let record = try read({ db in try LinkRecord.fetchOne(db, key: id) }) else { return nil }
+        guard let record = try await read({ db in try LinkRecord.fetchOne(db, key: id) }) else { return nil }
         cache.put(record)
         return record
     }
@@ -73,8 +74,8 @@ public final class LinkStore: Sendable {
 
     /// Revokes a link. Returns the updated record, or nil if there is no such link.
     @discardableResult
-    public func revokeLink(id: String, at date: Date = Date()) throws -> LinkRecord? {
-        let updated = try write { db -> LinkRecord? in
+    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+        let updated = try await write { db -> LinkRecord? in
             guard var record = try LinkRecord.fetchOne(db, key: id) else { return nil }
             record.status = .revoked
             try record.update(db)
@@ -89,8 +90,8 @@ public final class LinkStore: Sendable {
     }
 
     /// Revokes every active link of an owner in an app. Returns how many were revoked.
-    public func revokeLinks(app: String, owner: String, at date: Date = Date()) throws -> Int {
-        let revoked = try write { db -> [(String, Int)] in
+    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> Int {
+        let revoked = try await write { db -> [(String, Int)] in
             let records = try LinkRecord
                 .filter(Column("app") == app && Column("owner") == owner && Column("status") == LinkRecordStatus.active.rawValue)
                 .fetchAll(db)
@@ -120,16 +121,21 @@ public final class LinkStore: Sendable {
     }
 
     /// How many links are stored.
-    public func linkCount() throws -> Int {
-        try read { db in try LinkRecord.fetchCount(db) }
+    public func linkCount() async throws -> Int {
+        try await read { db in try LinkRecord.fetchCount(db) }
+    }
+
+    /// Succeeds when the database answers.
+    public func ping() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
     // MARK: Clicks
 
     /// Adds counted clicks (called by the click flusher, off the request path).
-    public func addClicks(_ clicks: [String: LinkClicks]) throws {
+    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
         guard !clicks.isEmpty else { return }
-        try write { db in
+        try await write { db in
             for (id, click) in clicks {
                 try db.execute(
                     sql: """
@@ -144,8 +150,8 @@ public final class LinkStore: Sendable {
     }
 
     /// The click statistics of a link (zero if never opened).
-    public func clicks(linkID: String) throws -> LinkClicks {
-        try read { db in
+    public func clicks(linkID: String) async throws -> LinkClicks {
+        try await read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT count, lastOpened FROM clicks WHERE linkId = ?", arguments: [linkID]) else {
                 return LinkClicks(count: 0, lastOpened: nil)
             }
@@ -156,18 +162,18 @@ public final class LinkStore: Sendable {
     // MARK: API keys
 
     /// Stores a new API key (its hash only).
-    public func createAPIKey(_ key: APIKeyRecord) throws {
-        try write { db in try key.insert(db) }
+    public func createAPIKey(_ key: APIKeyRecord) async throws {
+        try await write { db in try key.insert(db) }
     }
 
     /// The API key with this secret hash, if it exists (revoked keys included; the caller checks).
-    public func apiKey(secretHash: Data) throws -> APIKeyRecord? {
-        try read { db in try APIKeyRecord.filter(Column("secretHash") == secretHash).fetchOne(db) }
+    public func apiKey(secretHash: Data) async throws -> APIKeyRecord? {
+        try await read { db in try APIKeyRecord.filter(Column("secretHash") == secretHash).fetchOne(db) }
     }
 
     /// Revokes an API key. Returns false when there is no such key.
-    public func revokeAPIKey(id: String, at date: Date = Date()) throws -> Bool {
-        try write { db in
+    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
+        try await write { db in
             guard var key = try APIKeyRecord.fetchOne(db, key: id) else { return false }
             key.revoked = key.revoked ?? date
             try key.update(db)
@@ -176,46 +182,60 @@ public final class LinkStore: Sendable {
     }
 
     /// All API keys of a kind.
-    public func apiKeys(kind: APIKeyKind) throws -> [APIKeyRecord] {
-        try read { db in try APIKeyRecord.filter(Column("kind") == kind.rawValue).order(Column("created")).fetchAll(db) }
+    public func apiKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] {
+        try await read { db in try APIKeyRecord.filter(Column("kind") == kind.rawValue).order(Column("created")).fetchAll(db) }
     }
 
     // MARK: Key records
 
     /// Every stored signing-key record.
     public func keyRecords() throws -> [StoredKeyRecord] {
-        try read { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
+        try readNow { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
     }
 
     /// Inserts or replaces a signing-key record.
     public func saveKeyRecord(_ record: StoredKeyRecord) throws {
-        try write { db in try record.save(db) }
+        try writeNow { db in try record.save(db) }
     }
 
     // MARK: Audit log
 
     /// Appends an audit entry.
-    public func appendAudit(_ entry: AuditEntry) throws {
-        try write { db in
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await write { db in
             var entry = entry
             try entry.insert(db)
         }
     }
 
     /// The newest audit entries, newest first.
-    public func auditLog(limit: Int) throws -> [AuditEntry] {
-        try read { db in try AuditEntry.order(Column("seq").desc).limit(max(0, limit)).fetchAll(db) }
+    public func auditLog(limit: Int) async throws -> [AuditEntry] {
+        try await read { db in try AuditEntry.order(Column("seq").desc).limit(max(0, limit)).fetchAll(db) }
     }
 
     // MARK: Plumbing
 
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.read(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "read failed: \(error)")
+        }
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.write(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "write failed: \(error)")
+        }
+    }
+
+    /// Blocking read, for `init` and the keyring's synchronous store protocol only.
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try pool.read(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "read failed: \(error)")
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Blocking write, for the keyring's synchronous store protocol only (rare admin actions).
+    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try pool.write(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "write failed: \(error)")
         }

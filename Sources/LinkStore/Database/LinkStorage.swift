@@ -1,0 +1,65 @@
+import Foundation
+
+/// What linkd needs from a store, whatever the database behind it.
+///
+/// Hot-path reads (`cachedLink`, `isRevoked`, `revocations`) answer from memory; everything else may touch the
+/// database and is `async`. Key records are synchronous because TokenSigning's `KeyringStore` is: they are read
+/// at start and written by rare admin actions.
+public protocol LinkStorage: AnyObject, Sendable {
+    /// Revoked (link id, generation) pairs, kept current by every revocation.
+    var revocations: RevocationSet { get }
+
+    /// Stores a new link. Throws `conflict` if the id exists.
+    func createLink(_ record: LinkRecord) async throws
+    /// The link record (from the cache when present), nil when there is none.
+    func link(id: String) async throws -> LinkRecord?
+    /// The link record from memory only; nil when not cached.
+    func cachedLink(id: String) -> LinkRecord?
+    /// Whether this generation of the link is revoked (memory only).
+    func isRevoked(linkID: String, generation: UInt32) -> Bool
+    /// Revokes a link; the updated record, or nil if there is no such link.
+    @discardableResult
+    func revokeLink(id: String, at date: Date) async throws -> LinkRecord?
+    /// Revokes every active link of an owner in an app; how many were revoked.
+    func revokeLinks(app: String, owner: String, at date: Date) async throws -> Int
+    /// How many links are stored.
+    func linkCount() async throws -> Int
+    /// Succeeds when the database answers (readiness).
+    func ping() async throws
+
+    /// Adds counted clicks (batched, off the request path).
+    func addClicks(_ clicks: [String: LinkClicks]) async throws
+    /// The stored click statistics of a link (zero if never opened).
+    func clicks(linkID: String) async throws -> LinkClicks
+
+    /// Stores a new API key (its hash only).
+    func createAPIKey(_ key: APIKeyRecord) async throws
+    /// The API key with this secret hash (revoked keys included; the caller checks).
+    func apiKey(secretHash: Data) async throws -> APIKeyRecord?
+    /// Revokes an API key; false when there is no such key.
+    func revokeAPIKey(id: String, at date: Date) async throws -> Bool
+    /// All API keys of a kind, oldest first.
+    func apiKeys(kind: APIKeyKind) async throws -> [APIKeyRecord]
+
+    /// Every stored signing-key record.
+    func keyRecords() throws -> [StoredKeyRecord]
+    /// Inserts or replaces a signing-key record.
+    func saveKeyRecord(_ record: StoredKeyRecord) throws
+
+    /// Appends an audit entry.
+    func appendAudit(_ entry: AuditEntry) async throws
+    /// The newest audit entries, newest first.
+    func auditLog(limit: Int) async throws -> [AuditEntry]
+}
+
+extension LinkStorage {
+    /// Revokes a link now.
+    @discardableResult
+    public func revokeLink(id: String) async throws -> LinkRecord? { try await revokeLink(id: id, at: Date()) }
+    /// Revokes every active link of an owner in an app, now.
+    public func revokeLinks(app: String, owner: String) async throws -> Int {
+        try await revokeLinks(app: app, owner: owner, at: Date())
+    }
+    /// Revokes an API key now.
+    public func revokeAPIKey(id: String) async throws -> Bool { try await revokeAPIKey(id: id, at: Date()) }
+}

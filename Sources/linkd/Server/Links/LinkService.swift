@@ -1,0 +1,297 @@
+import Foundation
+import HTTPTypes
+import LinkRouter
+import LinkStore
+import TokenSigning
+
+/// What `POST /v1/links` accepts.
+struct CreateLinkRequest: Decodable, Sendable {
+    /// The route the link opens (must be `shareable` in the manifest).
+    var route: String
+    /// The route's params, checked against the manifest's typed params.
+    var params: [String: String]?
+    /// Lifetime in seconds (default and cap from the configuration).
+    var ttlSeconds: Int?
+    /// The app's user id of the owner, for owner-wide revocation.
+    var owner: String?
+    /// A display title.
+    var title: String?
+    /// `hmac-sha256` (default) or `ed25519`.
+    var suite: String?
+
+    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite"]
+}
+
+/// What `POST /v1/links` answers (the token and URL are shown only here).
+struct CreatedLink: Encodable, Sendable {
+    let id: String
+    let app: String
+    let token: String
+    let url: String
+    let expiresAt: Date
+}
+
+/// The share-link inspector's view of a link (`GET /v1/links/{id}`).
+struct LinkView: Encodable, Sendable {
+    let id: String
+    let app: String
+    let route: String
+    let params: [String: String]
+    let owner: String?
+    let title: String?
+    /// `active`, `revoked`, `deleted` or `expired`.
+    let status: String
+    let createdAt: Date
+    let expiresAt: Date
+    let clicks: Int
+    let lastOpenedAt: Date?
+}
+
+/// Share links: creating them, the status of a presented token, the inspector's view, revocation.
+///
+/// Token status is decided from memory (keyring, revocation set, record cache); only a cache miss reads the store.
+struct LinkService: Sendable {
+    let store: any LinkStorage
+    let keyring: Keyring
+    let router: Router
+    let clicks: ClickBuffer
+    let metrics: ServerMetrics
+    /// Default lifetime of a link, seconds.
+    let defaultTTLSeconds: Int
+    /// Longest lifetime of a link, seconds.
+    let maxTTLSeconds: Int
+
+    /// Caps on the fields of a new link.
+    enum Caps {
+        static let routeBytes = 200
+        static let params = 32
+        static let paramKeyBytes = 64
+        static let paramValueBytes = 512
+        static let ownerBytes = 200
+        static let titleBytes = 300
+        static let minTTLSeconds = 60
+    }
+
+    // MARK: Token status
+
+    /// A token's status from memory, or the id of the link record that must be loaded first.
+    enum MemoryVerdict {
+        case decided(LinkStatus)
+        case needsRecord(String)
+    }
+
+    /// Decides a token's status without I/O when the link record is cached.
+    func memoryStatus(token: String, app: String, now: Date) -> MemoryVerdict {
+        let claims: TokenClaims
+        switch keyring.verify(token, app: app, now: UInt32(clamping: Int(now.timeIntervalSince1970))) {
+        case .success(let value): claims = value
+        case .failure(let error):
+            return .decided(error.publicVerdict == .expired ? .unavailable(linkID: nil, reason: .expired) : .unknown)
+        }
+        let id = claims.linkID.hex
+        if store.isRevoked(linkID: id, generation: claims.generation) {
+            return .decided(.unavailable(linkID: id, reason: .revoked))
+        }
+        guard let record = store.cachedLink(id: id) else { return .needsRecord(id) }
+        return .decided(Self.status(of: record, claims: claims, app: app, now: now))
+    }
+
+    /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
+    /// token `unknown` for this request (never an error page); the cache is retried next time.
+    func status(token: String, app: String, now: Date) async -> LinkStatus {
+        let verdict: LinkStatus
+        switch memoryStatus(token: token, app: app, now: now) {
+        case .decided(let status): verdict = status
+        case .needsRecord(let id):
+            _ = try? await store.link(id: id)
+            if case .decided(let status) = memoryStatus(token: token, app: app, now: now) { verdict = status } else { verdict = .unknown }
+        }
+        metrics.recordTokenVerdict(verdict)
+        return verdict
+    }
+
+    private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date) -> LinkStatus {
+        guard record.app == app else { return .unknown }
+        guard record.generation == Int(claims.generation) else { return .unavailable(linkID: record.id, reason: .revoked) }
+        switch record.status {
+        case .revoked: return .unavailable(linkID: record.id, reason: .revoked)
+        case .deleted: return .unavailable(linkID: record.id, reason: .deleted)
+        case .active:
+            guard record.expires > now else { return .unavailable(linkID: record.id, reason: .expired) }
+            return .active(ShareLinkTarget(linkID: record.id, route: record.route, params: record.params, expiresAt: record.expires))
+        }
+    }
+
+    // MARK: Resolution
+
+    /// `Router.resolve` with share tokens looked up here: the router stays pure; a token whose record is not
+    /// cached is loaded and the URL resolved once more.
+    func resolve(url: String, state: String?, app: String?, now: Date = Date()) async -> Resolution {
+        var missing: [(String, String)] = []
+        let first = resolveOnce(url: url, state: state, app: app, now: now, missing: &missing)
+        guard !missing.isEmpty else { return finish(first) }
+        for (id, _) in missing { _ = try? await store.link(id: id) }
+        var unused: [(String, String)] = []
+        return finish(resolveOnce(url: url, state: state, app: app, now: now, missing: &unused))
+    }
+
+    /// Resolves every item of an `.ics` file, share tokens included.
+    func resolveCalendar(_ bytes: [UInt8], state: String?, app: String?, now: Date = Date()) async throws -> CalendarReport {
+        let resolver = CalendarResolver(router: router)
+        var missing: [String] = []
+        let first = try resolver.resolve(bytes, state: state, app: app) { query in
+            lookup(query, now: now) { missing.append($0) }
+        }
+        guard !missing.isEmpty else { return first }
+        for id in missing { _ = try? await store.link(id: id) }
+        return try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
+    }
+
+    private func resolveOnce(url: String, state: String?, app: String?, now: Date, missing: inout [(String, String)]) -> Resolution {
+        var found: [(String, String)] = []
+        let resolution = router.resolve(url: url, state: state, app: app) { query in
+            lookup(query, now: now) { found.append(($0, query.token)) }
+        }
+        missing = found
+        return resolution
+    }
+
+    private func lookup(_ query: ShareLinkQuery, now: Date, onMiss: (String) -> Void) -> LinkStatus {
+        switch memoryStatus(token: query.token, app: query.app, now: now) {
+        case .decided(let status): return status
+        case .needsRecord(let id):
+            onMiss(id)
+            return .unknown
+        }
+    }
+
+    private func finish(_ resolution: Resolution) -> Resolution {
+        metrics.recordResolution(resolution)
+        return resolution
+    }
+
+    // MARK: Links
+
+    /// Creates a link of `app`: checks the target against the manifest, signs a token, stores the record.
+    func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
+        let params = request.params ?? [:]
+        try Self.checkCaps(request, params: params)
+        let ttl = request.ttlSeconds ?? defaultTTLSeconds
+        guard (Caps.minTTLSeconds...maxTTLSeconds).contains(ttl) else {
+            throw APIError(.unprocessableContent, .unprocessable, "ttlSeconds must be between \(Caps.minTTLSeconds) and \(maxTTLSeconds)")
+        }
+        let suite: TokenSuite
+        if let name = request.suite {
+            guard let parsed = TokenSuite(name: name) else {
+                throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
+            }
+            suite = parsed
+        } else {
+            suite = .hmacSHA256
+        }
+        do {
+            try router.checkShareTarget(app: app, route: request.route, params: params)
+        } catch {
+            let code: APIError.Code = switch error.code {
+            case .unknownRoute: .unknownRoute
+            case .notShareable: .notShareable
+            case .badParams: .badParams
+            default: .unprocessable
+            }
+            throw APIError(.unprocessableContent, code, error.message)
+        }
+        guard router.shareURL(app: app, token: "t") != nil else {
+            throw APIError(.unprocessableContent, .unprocessable, "app \(app) has no share configuration in its manifest")
+        }
+        let linkID = LinkID.random()
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        let expiresAt = nowSeconds + ttl
+        let token: String
+        do {
+            token = try keyring.issue(
+                app: app, suite: suite, linkID: linkID, expiresAt: UInt32(clamping: expiresAt), generation: 1, flags: 0,
+                now: UInt32(clamping: nowSeconds))
+        } catch {
+            throw APIError(.conflict, .conflict, "cannot sign for \(app): \((error as? TokenError)?.message ?? "\(error)")")
+        }
+        let record = LinkRecord(
+            id: linkID.hex, app: app, route: request.route, params: params, owner: request.owner, title: request.title,
+            created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
+            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+        try await Self.storing { try await store.createLink(record) }
+        return CreatedLink(
+            id: record.id, app: app, token: token, url: router.shareURL(app: app, token: token) ?? "", expiresAt: record.expires)
+    }
+
+    /// The inspector's view of link `id`, or 404.
+    func view(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
+        let record = try await existing(id: id, caller: caller)
+        return try await view(of: record, now: now)
+    }
+
+    /// Revokes link `id` (idempotent) and returns its view.
+    func revoke(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
+        _ = try await existing(id: id, caller: caller)
+        guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now) }) else {
+            throw APIError(.notFound, .notFound, "no link \(id)")
+        }
+        try await Self.storing {
+            try await store.appendAudit(AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(record.app) \(id)"))
+        }
+        metrics.setRevocationSetSize(store.revocations.count)
+        return try await view(of: record, now: now)
+    }
+
+    private func existing(id: String, caller: Caller) async throws -> LinkRecord {
+        guard LinkID(hex: id) != nil, let record = try await Self.storing({ try await store.link(id: id) }) else {
+            throw APIError(.notFound, .notFound, "no link \(id.prefix(64))")
+        }
+        // A client key of another app sees the same 404 as for a missing link: no oracle across apps.
+        guard caller.kind == .admin || caller.app == record.app else {
+            throw APIError(.notFound, .notFound, "no link \(id)")
+        }
+        return record
+    }
+
+    private func view(of record: LinkRecord, now: Date) async throws -> LinkView {
+        var counted = try await Self.storing { try await store.clicks(linkID: record.id) }
+        let pending = clicks.pending(linkID: record.id)
+        counted.count += pending.count
+        if let last = pending.lastOpened { counted.lastOpened = max(counted.lastOpened ?? last, last) }
+        let status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
+        return LinkView(
+            id: record.id, app: record.app, route: record.route, params: record.params, owner: record.owner,
+            title: record.title, status: status, createdAt: record.created, expiresAt: record.expires,
+            clicks: counted.count, lastOpenedAt: counted.lastOpened)
+    }
+
+    private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {
+        func refuse(_ message: String) -> APIError { APIError(.unprocessableContent, .unprocessable, message) }
+        guard !request.route.isEmpty, request.route.utf8.count <= Caps.routeBytes else {
+            throw refuse("route must be 1–\(Caps.routeBytes) bytes")
+        }
+        guard params.count <= Caps.params else { throw refuse("at most \(Caps.params) params") }
+        for (key, value) in params where key.utf8.count > Caps.paramKeyBytes || value.utf8.count > Caps.paramValueBytes {
+            throw refuse("param names are at most \(Caps.paramKeyBytes) bytes and values \(Caps.paramValueBytes)")
+        }
+        if let owner = request.owner, owner.isEmpty || owner.utf8.count > Caps.ownerBytes {
+            throw refuse("owner must be 1–\(Caps.ownerBytes) bytes")
+        }
+        if let title = request.title, title.utf8.count > Caps.titleBytes {
+            throw refuse("title is at most \(Caps.titleBytes) bytes")
+        }
+    }
+
+    /// Runs a store call; a store failure becomes 503 `store_unavailable` (never a 500).
+    static func storing<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as APIError {
+            throw error
+        } catch let error as LinkStoreError where error.code == .conflict {
+            throw APIError(.conflict, .conflict, error.message)
+        } catch {
+            throw APIError(.serviceUnavailable, .storeUnavailable, "the store failed; retry later")
+        }
+    }
+}

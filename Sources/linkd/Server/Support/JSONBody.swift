@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Reading and answering JSON bodies with the API's caps and error codes.
+enum JSONBody {
+    /// Collects the body of `request` up to `maxBytes`: 413 past the cap, 415 when `contentType` does not match.
+    static func collect(_ request: Request, maxBytes: Int, contentType: String = "application/json") async throws -> ByteBuffer {
+        let given = request.headers[.contentType]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard given == contentType else {
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body as \(contentType)")
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBytes {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "the body is larger than \(maxBytes) bytes")
+        }
+        do {
+            return try await request.body.collect(upTo: maxBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "the body is larger than \(maxBytes) bytes")
+        }
+    }
+
+    /// Decodes a JSON object of type `T` from the body. Unknown keys are refused (400), so that a typo in a field
+    /// name is an error rather than a silently ignored field.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from request: Request, maxBytes: Int, allowedKeys: Set<String>
+    ) async throws -> T {
+        let buffer = try await collect(request, maxBytes: maxBytes)
+        let data = Data(buffer.readableBytesView)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw APIError(.badRequest, .badRequest, "the body must be a JSON object")
+        }
+        if let unknown = object.keys.sorted().first(where: { !allowedKeys.contains($0) }) {
+            throw APIError(.badRequest, .badRequest, "unknown field '\(unknown)' (known: \(allowedKeys.sorted().joined(separator: ", ")))")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw APIError(.badRequest, .badRequest, "missing field '\(key.stringValue)'")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw APIError(.badRequest, .badRequest, "field '\(path)' has the wrong type")
+        } catch {
+            throw APIError(.badRequest, .badRequest, "the body is not valid JSON for this endpoint")
+        }
+    }
+
+    /// A JSON response with `Cache-Control: no-store` (API answers reflect revocations at once).
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try encoder.encode(value)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+}
