@@ -54,11 +54,17 @@ struct APIError: Error, HTTPResponseError, Sendable {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ErrorBody(error: .init(code: code.description, message: message))
-        let data = (try? JSONEncoder().encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
+        let data = (try? Self.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if status == .tooManyRequests { headers[.retryAfter] = "1" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     private struct ErrorBody: Encodable {
         struct Detail: Encodable {

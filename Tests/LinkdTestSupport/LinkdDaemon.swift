@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `linkd serve` child process on a free port, for tests that need a real daemon (durability, several instances).
+public final class LinkdDaemon: @unchecked Sendable {
+    /// The child process.
+    public let process: Process
+    /// `http://127.0.0.1:PORT`.
+    public let baseURL: String
+    /// The admin key printed on first start (nil on later starts of the same data directory).
+    public let initialAdminKey: String?
+    /// Everything the daemon printed to standard output so far.
+    public var output: String { collector.text }
+
+    private let collector = OutputCollector()
+
+    /// Standard output as it arrives; signals `ready` when the daemon says it listens or the pipe closes.
+    private final class OutputCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var collected = ""
+        private var signalled = false
+        let ready = DispatchSemaphore(value: 0)
+
+        var text: String { lock.withLock { collected } }
+
+        func append(_ data: Data) {
+            lock.withLock {
+                if data.isEmpty {
+                    if !signalled { signalled = true; ready.signal() }
+                    return
+                }
+                collected += String(decoding: data, as: UTF8.self)
+                if !signalled, collected.contains("linkd: listening on ") { signalled = true; ready.signal() }
+            }
+        }
+    }
+
+    /// The daemon did not print its address in time; carries what it printed.
+    public struct StartFailed: Error, CustomStringConvertible {
+        /// What went wrong, with the daemon's output.
+        public let description: String
+    }
+
+    /// Starts `linkd serve --port 0 --data-dir DATADIR` in the repository root and waits until it listens.
+    /// - Parameters:
+    ///   - dataDir: the data directory.
+    ///   - arguments: more arguments after `serve`.
+    ///   - environment: variables added to (or, with an empty value, removed from) the inherited environment.
+    public init(dataDir: String, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 30) throws {
+        guard let binary = LinkdProcess.binary else { throw LinkdProcess.BinaryNotFound() }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDir] + arguments
+        process.currentDirectoryURL = LinkdProcess.repositoryRoot
+        var env = ProcessInfo.processInfo.environment
+        for name in ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY"] { env[name] = nil }
+        for (name, value) in environment { env[name] = value.isEmpty ? nil : value }
+        env["LINKD_LOG_LEVEL"] = env["LINKD_LOG_LEVEL"] ?? "warning"
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.standardError
+        let collector = self.collector
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            collector.append(data)
+        }
+        try process.run()
+        _ = collector.ready.wait(timeout: .now() + timeout)
+        let printed = collector.text
+        guard let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("linkd: listening on ") }) else {
+            process.terminate()
+            throw StartFailed(description: "linkd serve did not start; it printed:\n\(printed)")
+        }
+        baseURL = String(line.dropFirst("linkd: listening on ".count))
+        let lines = printed.split(separator: "\n")
+        if let index = lines.firstIndex(where: { $0.contains("admin API key") }), index + 1 < lines.count {
+            initialAdminKey = lines[index + 1].trimmingCharacters(in: .whitespaces)
+        } else {
+            initialAdminKey = nil
+        }
+    }
+
+    /// Sends `signal` (SIGKILL, SIGTERM…) and waits for the process to end.
+    public func stop(signal: Int32 = SIGTERM) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    deinit { stop(signal: SIGKILL) }
+}
+
+/// A real HTTP client (Foundation's URLSession, over libcurl on Linux) for tests against a daemon process.
+public enum TestHTTP {
+    /// One exchange: status, body and headers.
+    public struct Reply: Sendable {
+        /// HTTP status code.
+        public let status: Int
+        /// Body bytes.
+        public let body: Data
+        /// Response headers, names lowercased.
+        public let headers: [String: String]
+        /// The body parsed as a JSON object (empty when it is not one).
+        public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    }
+
+    /// Sends a request; `json` is encoded as the body with `Content-Type: application/json`.
+    public static func send(
+        _ method: String, _ url: String, bearer: String? = nil, json: [String: Any]? = nil
+    ) async throws -> Reply {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers["\(name)".lowercased()] = "\(value)" }
+        return Reply(status: http.statusCode, body: data, headers: headers)
+    }
+}
