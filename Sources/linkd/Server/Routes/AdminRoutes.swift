@@ -29,7 +29,31 @@ struct AdminRoutes: Sendable {
     private struct OwnerRevocation: Decodable { var app: String; var owner: String }
     private struct NewAPIKey: Decodable { var kind: String; var app: String?; var label: String }
 
-    private struct KeyList: Encodable { let keys: [KeyInfo] }
+    /// A signing key as the API shows it: no secret material, the suite by name.
+    private struct KeyView: Encodable {
+        let app: String
+        let kid: UInt32
+        let suite: String
+        let state: String
+        let createdAt: Date
+        let activatedAt: Date?
+        let verifyUntil: Date?
+        let retiredAt: Date?
+        let maxTokenLifetimeSeconds: UInt32
+
+        init(_ info: KeyInfo) {
+            app = info.app
+            kid = info.kid
+            suite = info.suite.name
+            state = info.state.rawValue
+            createdAt = info.createdAt
+            activatedAt = info.activatedAt
+            verifyUntil = info.verifyUntil
+            retiredAt = info.retiredAt
+            maxTokenLifetimeSeconds = info.maxTokenLifetime
+        }
+    }
+    private struct KeyList: Encodable { let keys: [KeyView] }
     private struct RevokedCount: Encodable { let app: String; let owner: String; let revoked: Int }
     private struct APIKeyView: Encodable {
         let id: String
@@ -61,7 +85,7 @@ struct AdminRoutes: Sendable {
             _ = try await auth.admin(request, client: context.clientAddress)
             let app = request.uri.queryParameters.get("app")
             if let app { try requireApp(app) }
-            return try JSONBody.response(KeyList(keys: keyring.keys(app: app)))
+            return try JSONBody.response(KeyList(keys: keyring.keys(app: app).map(KeyView.init)))
         }
         admin.post("keys/{app}/rotate") { request, context in
             let caller = try await auth.admin(request, client: context.clientAddress)
@@ -73,7 +97,7 @@ struct AdminRoutes: Sendable {
             }
             let key = try keyOperation { try keyring.rotate(app: app, suite: suite) }
             try await audit(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
-            return try JSONBody.response(key)
+            return try JSONBody.response(KeyView(key))
         }
         admin.post("keys/{app}/{kid}/retire") { request, context in
             let caller = try await auth.admin(request, client: context.clientAddress)
@@ -90,7 +114,7 @@ struct AdminRoutes: Sendable {
             guard let retired = keyring.keys(app: app).first(where: { $0.kid == kid }) else {
                 throw APIError(.notFound, .notFound, "no such key of \(app)")
             }
-            return try JSONBody.response(retired)
+            return try JSONBody.response(KeyView(retired))
         }
         admin.post("revocations") { request, context in
             let caller = try await auth.admin(request, client: context.clientAddress)

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LinkdTestSupport
+import NIOCore
+
+@testable import linkd
+
+/// A fresh data directory under the system temporary directory.
+func temporaryDataDir() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("linkd-e2e-\(UUID().uuidString)").path
+}
+
+/// The demo manifests, by absolute path (tests do not depend on the working directory).
+let exampleManifests: [String] = ["coin", "handz", "ordentus", "story"].map {
+    LinkdProcess.repositoryRoot.appendingPathComponent("examples/\($0).yaml").path
+}
+
+/// One HTTP exchange with the live server.
+struct Reply {
+    let status: Int
+    let headers: HTTPFields
+    let text: String
+
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+    /// `error.code` of an error body.
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    /// A string field.
+    func string(_ key: String) -> String? { json[key] as? String }
+}
+
+/// A client of a live linkd server in this process (real port, real HTTP) with the first-start admin key.
+struct API {
+    let client: any TestClientProtocol
+    let adminKey: String
+    let configuration: ServerConfiguration
+
+    /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is.
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, key: String? = nil, json: [String: Any]? = nil,
+        raw: String? = nil, contentType: String? = nil
+    ) async throws -> Reply {
+        var headers: HTTPFields = [:]
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            headers[.contentType] = "application/json"
+        }
+        if let raw { body = ByteBuffer(string: raw) }
+        if let contentType { headers[.contentType] = contentType }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    /// Makes a client key for `app` with the admin key.
+    func clientKey(app: String) async throws -> String {
+        let reply = try await call(.post, "/v1/admin/api-keys", key: adminKey, json: ["kind": "client", "app": app, "label": "test \(app)"])
+        guard reply.status == 201, let key = reply.string("key") else { throw HarnessError("cannot make a client key: \(reply.text)") }
+        return key
+    }
+
+    /// Creates a Handz share link of `Library/FlowDetail` and returns the answer (`id`, `token`, `url`).
+    func createHandzLink(key: String, owner: String = "u1", suite: String? = nil) async throws -> [String: Any] {
+        var body: [String: Any] = ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner, "title": "Flow"]
+        if let suite { body["suite"] = suite }
+        let reply = try await call(.post, "/v1/links", key: key, json: body)
+        guard reply.status == 201 else { throw HarnessError("cannot create a link: \(reply.status) \(reply.text)") }
+        return reply.json
+    }
+
+    /// `POST /v1/resolve` of `url` in `state`; the resolution.
+    func resolve(_ url: String, state: String) async throws -> [String: Any] {
+        let reply = try await call(.post, "/v1/resolve", json: ["url": url, "state": state])
+        guard reply.status == 200 else { throw HarnessError("resolve answered \(reply.status): \(reply.text)") }
+        return reply.json
+    }
+}
+
+/// A harness failure (not an expectation: the test cannot go on).
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Starts a server on the demo manifests in a fresh data directory and runs `body` against it.
+func withAPI(
+    _ adjust: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @escaping @Sendable (API) async throws -> Void
+) async throws {
+    var configuration = ServerConfiguration(port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning")
+    adjust(&configuration)
+    let server = try await buildServer(configuration: configuration, environment: [:])
+    guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }
+    let frozen = configuration
+    try await server.application.test(.live) { client in
+        try await body(API(client: client, adminKey: adminKey, configuration: frozen))
+    }
+}
+
+/// The key id carried by a token (bytes 1–4 of the decoded header, big-endian).
+func keyID(ofToken token: String) -> UInt32? {
+    var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    guard let data = Data(base64Encoded: base64), data.count > 5 else { return nil }
+    return data[1..<5].reduce(0) { $0 << 8 | UInt32($1) }
+}
