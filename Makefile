@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build run serve test bench clean
+.PHONY: deps test-deps build run serve demo test bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -14,13 +14,15 @@ test-deps:
 build: deps
 	swift build -c release --product linkd
 
-## Run linkd on its embedded default (data in $(DATA_DIR)).
+## Run linkd on its embedded default: SQLite, master key and signing keys in $(DATA_DIR), the demo manifests.
 run: build
-	@scripts/demo.sh .build/release/linkd $(DATA_DIR)
-
-## Start the daemon (early: health, readiness and metrics only; the API is the open serve issue).
-serve: build
 	.build/release/linkd serve --data-dir $(DATA_DIR)
+
+serve: run
+
+## The CLI verbs on the demo manifests, without the daemon.
+demo: build
+	@scripts/demo.sh .build/release/linkd $(DATA_DIR)/cli
 
 ## Build and run the whole test suite.
 test: test-deps

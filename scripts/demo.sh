@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run` until `linkd serve` lands: runs the CLI's main verbs on the demo manifests and a keyring in DATA_DIR.
+# `make demo`: runs the CLI's main verbs on the demo manifests and a CLI keyring in DATA_DIR (not the daemon's).
 # Usage: scripts/demo.sh LINKD_BINARY DATA_DIR
 set -euo pipefail
 bin=${1:?usage: demo.sh LINKD_BINARY DATA_DIR}; data=${2:-./data}
@@ -17,4 +17,4 @@ step "$bin" token verify "$token" --app handz --data-dir "$data"
 step "$bin" resolve "https://links.handz.example/flows/6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b" --state free
 step "$bin" resolve "https://links.handz.example/flows/6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b" --state signedOut
 step "$bin" resolve "coinapp://coin/123" --state signedIn
-printf '\nlinkd serve is not built yet: this demo ran the CLI on the demo manifests (examples/) and the keyring in %s.\n' "$data"
+printf '\nThis demo ran the CLI on the demo manifests (examples/) and the keyring in %s; `make run` starts the daemon.\n' "$data"

@@ -84,11 +84,18 @@ public final class LinkdDaemon: @unchecked Sendable {
         }
     }
 
-    /// Sends `signal` (SIGKILL, SIGTERM…) and waits for the process to end.
-    public func stop(signal: Int32 = SIGTERM) {
-        guard process.isRunning else { return }
+    /// Sends `signal` and waits for the process to end. Returns false when it was still running after `timeout`
+    /// seconds (it is then killed with SIGKILL), so a shutdown that hangs fails the test instead of hanging it.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, timeout: Double = 20) -> Bool {
+        guard process.isRunning else { return true }
         kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        return false
     }
 
     deinit { stop(signal: SIGKILL) }

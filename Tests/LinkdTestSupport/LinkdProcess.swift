@@ -36,7 +36,10 @@ public enum LinkdProcess {
     ///   - arguments: the command line after `linkd`.
     ///   - workingDirectory: the child's working directory (default: inherited).
     ///   - unsetting: environment variables removed for the child, so the caller's shell cannot leak into a test.
-    public static func run(_ arguments: [String], workingDirectory: URL? = nil, unsetting: [String] = []) throws -> Output {
+    ///   - environment: variables set for the child.
+    public static func run(
+        _ arguments: [String], workingDirectory: URL? = nil, unsetting: [String] = [], environment extra: [String: String] = [:]
+    ) throws -> Output {
         guard let binary else { throw BinaryNotFound() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -44,6 +47,7 @@ public enum LinkdProcess {
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var environment = ProcessInfo.processInfo.environment
         for name in unsetting { environment[name] = nil }
+        for (name, value) in extra { environment[name] = value }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

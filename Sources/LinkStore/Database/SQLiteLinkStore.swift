@@ -32,12 +32,24 @@ public final class SQLiteLinkStore: LinkStorage {
         try loadRevocations()
     }
 
+    /// Streams the revocations table into the in-memory set (a cursor, so a million rows are never all in memory
+    /// as rows at once).
     private func loadRevocations() throws {
-        let rows = try readNow { db in try Row.fetchAll(db, sql: "SELECT linkId, generation FROM revocations") }
-        revocations.reserve(rows.count)
-        revocations.insert(rows.compactMap { row in
-            RevocationKey(hex: row["linkId"], generation: UInt32(truncatingIfNeeded: row["generation"] as Int))
-        })
+        try readNow { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM revocations") ?? 0
+            revocations.reserve(count)
+            var batch: [RevocationKey] = []
+            batch.reserveCapacity(4096)
+            let rows = try Row.fetchCursor(db, sql: "SELECT linkId, generation FROM revocations")
+            while let row = try rows.next() {
+                if let key = RevocationKey(hex: row[0], generation: UInt32(truncatingIfNeeded: row[1] as Int)) { batch.append(key) }
+                if batch.count == 4096 {
+                    revocations.insert(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            revocations.insert(batch)
+        }
     }
 
     // MARK: Links

@@ -110,6 +110,9 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration()
         if let path = file ?? environment["LINKD_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
             configuration = try fromFile(path)
+            do { try configuration.validate() } catch let error as ConfigurationError {
+                throw ConfigurationError(message: "\(path): \(error.message)")
+            }
         }
         if let value = environment["LINKD_HOST"], !value.isEmpty { configuration.host = value }
         if let value = environment["LINKD_PORT"], !value.isEmpty {
@@ -124,7 +127,9 @@ extension ServerConfiguration {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
-        try configuration.validate()
+        do { try configuration.validate() } catch let error as ConfigurationError {
+            throw ConfigurationError(message: "\(error.message) (from the environment or the command line)")
+        }
         return configuration
     }
 

@@ -2,7 +2,8 @@ import LinkStore
 import Logging
 import ServiceLifecycle
 
-/// Writes counted clicks to the store every `interval`, and once more at shutdown.
+/// Writes counted clicks to the store every `interval`, and once more at shutdown. Graceful shutdown cuts the wait
+/// short (the HTTP server is shut down first, so the last flush sees every click it counted).
 struct ClickFlushService: Service {
     let buffer: ClickBuffer
     let store: any LinkStorage
@@ -11,7 +12,7 @@ struct ClickFlushService: Service {
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             await flush()
         }
         await flush()

@@ -1,0 +1,90 @@
+import Foundation
+import LinkdTestSupport
+import Testing
+
+/// `linkd serve` as a real process: what it acknowledged survives SIGKILL; SIGTERM flushes pending clicks.
+@Suite("Daemon durability", .serialized)
+struct DurabilityTests {
+    @Test("every acknowledged link and revocation survives kill -9")
+    func survivesSIGKILL() async throws {
+        let dir = temporaryDataDir()
+        let first = try LinkdDaemon(dataDir: dir)
+        let admin = try #require(first.initialAdminKey)
+        let keyReply = try await TestHTTP.send("POST", first.baseURL + "/v1/admin/api-keys", bearer: admin,
+                                               json: ["kind": "client", "app": "handz", "label": "durability"])
+        let client = try #require(keyReply.json["key"] as? String)
+
+        // Create links concurrently; keep only those the server acknowledged (201).
+        let acknowledged = try await withThrowingTaskGroup(of: (String, String)?.self) { group in
+            for _ in 0..<60 {
+                group.addTask {
+                    let reply = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: client, json: [
+                        "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": "u1",
+                    ])
+                    guard reply.status == 201, let id = reply.json["id"] as? String, let token = reply.json["token"] as? String else { return nil }
+                    return (id, token)
+                }
+            }
+            var links: [(String, String)] = []
+            for try await link in group { if let link { links.append(link) } }
+            return links
+        }
+        #expect(acknowledged.count == 60)
+        let revoked = try #require(acknowledged.first)
+        #expect(try await TestHTTP.send("DELETE", first.baseURL + "/v1/links/\(revoked.0)", bearer: client).status == 200)
+        first.stop(signal: SIGKILL)
+
+        let second = try LinkdDaemon(dataDir: dir)
+        defer { second.stop() }
+        #expect(second.initialAdminKey == nil, "the admin key is made on first start only")
+        for (id, token) in acknowledged {
+            let inspected = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: client)
+            #expect(inspected.status == 200, "link \(id) lost")
+            let open = try await TestHTTP.send("GET", second.baseURL + "/s/\(token)")
+            #expect(open.status == (id == revoked.0 ? 410 : 200))
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir)
+        for file in files {
+            let mode = try FileManager.default.attributesOfItem(atPath: dir + "/" + file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file) is \(String(mode ?? 0, radix: 8)), not 600")
+        }
+    }
+
+    @Test("SIGTERM finishes in-flight work and flushes counted clicks")
+    func gracefulShutdown() async throws {
+        let dir = temporaryDataDir()
+        // A long flush interval: only the flush at shutdown can write the clicks.
+        let config = dir + ".yaml"
+        try "clickFlushSeconds: 3600\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let first = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+        let admin = try #require(first.initialAdminKey)
+        let link = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
+            "app": "handz", "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()],
+        ])
+        let id = try #require(link.json["id"] as? String)
+        let token = try #require(link.json["token"] as? String)
+        for _ in 0..<3 { #expect(try await TestHTTP.send("GET", first.baseURL + "/s/\(token)").status == 200) }
+        #expect(first.stop(signal: SIGTERM), "linkd did not stop within 20 s of SIGTERM")
+        #expect(first.process.terminationStatus == 0)
+
+        let second = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+        defer { second.stop() }
+        let inspected = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin)
+        #expect(inspected.json["clicks"] as? Int == 3)
+    }
+
+    @Test("a bad configuration or manifest stops the daemon with a message naming it")
+    func badStart() throws {
+        let dir = temporaryDataDir()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "port: 99999\n".write(toFile: dir + "/bad.yaml", atomically: true, encoding: .utf8)
+        let badPort = try LinkdProcess.run(["serve", "--config", dir + "/bad.yaml"], workingDirectory: LinkdProcess.repositoryRoot)
+        #expect(badPort.status != 0)
+        #expect(badPort.stderr.contains("bad.yaml: port 99999"), "\(badPort.stderr)")
+        try "app: broken\nroutes: 3\n".write(toFile: dir + "/broken.yaml", atomically: true, encoding: .utf8)
+        let broken = try LinkdProcess.run(["serve", "--data-dir", dir + "/data"], workingDirectory: LinkdProcess.repositoryRoot,
+                                          environment: ["LINKD_MANIFESTS": dir + "/broken.yaml"])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("broken.yaml"))
+    }
+}

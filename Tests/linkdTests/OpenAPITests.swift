@@ -1,0 +1,182 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import linkd
+
+/// `docs/openapi.yaml` against the live server: every answer below must be a documented status, content type and
+/// (for JSON) match its schema, and every documented operation must be exercised.
+@Suite("OpenAPI document matches the server")
+struct OpenAPITests {
+    /// Sends requests and checks each answer against the document; remembers which operations were seen.
+    final class Checker: @unchecked Sendable {
+        let api: API
+        let document: OpenAPIDocument
+        private let lock = NSLock()
+        private var seenOperations = Set<String>()
+        private var seenStatuses: [String: Set<Int>] = [:]
+
+        init(api: API, document: OpenAPIDocument) {
+            self.api = api
+            self.document = document
+        }
+
+        /// Sends one request; `template` is the documented path it belongs to.
+        @discardableResult
+        func call(
+            _ method: HTTPRequest.Method, _ path: String, template: String? = nil, key: String? = nil,
+            json: [String: Any]? = nil, raw: String? = nil, contentType: String? = nil,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws -> Reply {
+            let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType)
+            let template = template ?? String(path.split(separator: "?", maxSplits: 1)[0])
+            let problems = document.problems(
+                method: method.rawValue, template: template, status: reply.status,
+                contentType: reply.headers[.contentType], body: reply.text)
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
+            lock.withLock {
+                seenOperations.insert("\(method.rawValue) \(template)")
+                seenStatuses["\(method.rawValue) \(template)", default: []].insert(reply.status)
+            }
+            return reply
+        }
+
+        var operations: Set<String> { lock.withLock { seenOperations } }
+        var statuses: [String: Set<Int>] { lock.withLock { seenStatuses } }
+    }
+
+    @Test("every documented operation answers as documented")
+    func documentMatchesServer() async throws {
+        let document = try OpenAPIDocument()
+        try await withAPI { api in
+            let check = Checker(api: api, document: document)
+            let admin = api.adminKey
+
+            // API keys.
+            let made = try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "app": "handz", "label": "openapi"])
+            #expect(made.status == 201)
+            let client = try #require(made.string("key"))
+            let spare = try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "admin", "label": "spare"])
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "label": "no app"]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "app": "nope", "label": "x"]), 404)
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, raw: "kind=client", contentType: "text/plain"), 415)
+            expectStatus(try await check.call(.get, "/v1/admin/api-keys", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/api-keys", key: client), 403)
+            let spareID = try #require(spare.string("id"))
+            expectStatus(try await check.call(.delete, "/v1/admin/api-keys/\(spareID)", template: "/v1/admin/api-keys/{id}", key: admin), 200)
+            expectStatus(try await check.call(.delete, "/v1/admin/api-keys/key_000000000000", template: "/v1/admin/api-keys/{id}", key: admin), 404)
+
+            // Links.
+            let flow = ["flowId": UUID().uuidString.lowercased()]
+            let created = try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow, "owner": "u1", "title": "Flow"])
+            #expect(created.status == 201)
+            let id = try #require(created.string("id")), token = try #require(created.string("token")), url = try #require(created.string("url"))
+            expectStatus(try await check.call(.post, "/v1/links", json: ["route": "Library/FlowDetail"]), 401)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "{", contentType: "application/json"), 400)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/Home"]), 422)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "route", contentType: "text/plain"), 415)
+            let oversized = "{\"route\":\"" + String(repeating: "r", count: api.configuration.maxBodyBytes) + "\"}"
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: oversized, contentType: "application/json"), 413)
+            expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
+            expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}"), 401)
+            expectStatus(try await check.call(.get, "/v1/links/\(String(repeating: "0", count: 32))", template: "/v1/links/{id}", key: client), 404)
+
+            // Resolution, before and after revocation, and the share path.
+            let resolved = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
+            #expect(resolved.status == 200 && resolved.string("outcome") == "route")
+            expectStatus(try await check.call(.get, "/v1/resolve?url=handz://library&state=free", template: "/v1/resolve"), 200)
+            expectStatus(try await check.call(.get, "/v1/resolve?url=notaurl", template: "/v1/resolve"), 200)
+            expectStatus(try await check.call(.get, "/v1/resolve", template: "/v1/resolve"), 400)
+            expectStatus(try await check.call(.post, "/v1/resolve", json: ["url": url, "colour": "red"]), 400)
+            expectStatus(try await check.call(.post, "/v1/resolve", raw: url, contentType: "text/plain"), 415)
+            let longURL = "{\"url\":\"" + String(repeating: "u", count: 9000) + "\"}"
+            expectStatus(try await check.call(.post, "/v1/resolve", raw: longURL, contentType: "application/json"), 413)
+            expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 200)
+            expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
+            let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
+            #expect(unavailable.string("outcome") == "linkUnavailable")
+            expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 410)
+            expectStatus(try await check.call(.get, "/s/not-a-token", template: "/s/{token}"), 404)
+            expectStatus(try await check.call(.delete, "/v1/links/\(String(repeating: "a", count: 32))", template: "/v1/links/{id}", key: client), 404)
+
+            // .ics
+            let ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTART:20261201T100000Z\r\nURL:\(url)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            expectStatus(try await check.call(.post, "/v1/resolve/ics?state=free", template: "/v1/resolve/ics", raw: ics, contentType: "text/calendar"), 200)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: ics, contentType: "application/json"), 415)
+            let longLine = "BEGIN:VCALENDAR\r\nX-LONG:" + String(repeating: "l", count: 300_000) + "\r\nEND:VCALENDAR\r\n"
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: longLine, contentType: "text/calendar"), 422)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: "hello", contentType: "text/calendar"), 200)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics?state=", template: "/v1/resolve/ics", raw: ics, contentType: "text/calendar"), 400)
+
+            // Keys: list, rotate, retire.
+            expectStatus(try await check.call(.get, "/v1/admin/keys?app=handz", template: "/v1/admin/keys", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/keys?app=nope", template: "/v1/admin/keys", key: admin), 404)
+            expectStatus(try await check.call(.get, "/v1/admin/keys", key: client), 403)
+            expectStatus(try await check.call(.get, "/v1/admin/keys"), 401)
+            let oldKid = try #require(keyID(ofToken: token))
+            let rotated = try await check.call(.post, "/v1/admin/keys/handz/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin)
+            #expect(rotated.status == 200)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin, json: ["suite": "rsa"]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/nope/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin), 404)
+            let activeKid = try #require(rotated.json["kid"] as? Int)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/\(activeKid)/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 409)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/\(oldKid)/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 200)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/999999/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 404)
+
+            // Owner revocation and audit.
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "handz", "owner": "u1"]), 200)
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "handz", "owner": ""]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "nope", "owner": "u1"]), 404)
+            expectStatus(try await check.call(.get, "/v1/admin/audit?limit=5", template: "/v1/admin/audit", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/audit?limit=0", template: "/v1/admin/audit", key: admin), 400)
+
+            // Ops.
+            expectStatus(try await check.call(.get, "/healthz"), 200)
+            expectStatus(try await check.call(.get, "/readyz"), 200)
+            expectStatus(try await check.call(.get, "/metrics"), 200)
+
+            let missing = document.operations.subtracting(check.operations)
+            #expect(missing.isEmpty, "documented but not exercised: \(missing.sorted())")
+            let undocumented = check.operations.subtracting(document.operations)
+            #expect(undocumented.isEmpty, "exercised but not documented: \(undocumented.sorted())")
+        }
+    }
+
+    @Test("the checker refuses answers the document does not allow")
+    func checkerRefuses() throws {
+        let document = try OpenAPIDocument()
+        let created = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t","expiresAt":"2026-12-01T00:00:00Z"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: created).isEmpty)
+        let missing = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: missing).contains { $0.contains("missing expiresAt") })
+        let extra = created.dropLast() + #","secret":"x"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: String(extra)).contains { $0.contains("undocumented field secret") })
+        let badError = #"{"error":{"code":"teapot","message":"x"}}"#
+        #expect(!document.problems(method: "POST", template: "/v1/links", status: 400, contentType: "application/json", body: badError).isEmpty)
+        #expect(!document.problems(method: "POST", template: "/v1/links", status: 418, contentType: "application/json", body: "{}").isEmpty)
+        #expect(!document.problems(method: "GET", template: "/healthz", status: 200, contentType: "text/html", body: "ok").isEmpty)
+        #expect(!document.problems(method: "PUT", template: "/v1/links", status: 200, contentType: nil, body: "").isEmpty)
+        let wrongType = #"{"keys":[{"app":"handz","kid":"1","suite":"ed25519","state":"active","createdAt":"2026-01-01T00:00:00Z","maxTokenLifetimeSeconds":1}]}"#
+        #expect(document.problems(method: "GET", template: "/v1/admin/keys", status: 200, contentType: "application/json", body: wrongType).contains { $0.contains("kid") })
+    }
+
+    @Test("rate-limited answers are documented, with Retry-After")
+    func rateLimitedAnswers() async throws {
+        let document = try OpenAPIDocument()
+        try await withAPI({ $0.rateLimitPerSecond = 1; $0.rateLimitBurst = 1; $0.authFailuresPerMinute = 1 }) { api in
+            let check = Checker(api: api, document: document)
+            _ = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
+            let limited = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
+            #expect(limited.status == 429 && limited.headers[.retryAfter] != nil)
+            expectStatus(try await check.call(.get, "/s/AAAA", template: "/s/{token}"), 429)
+            var statuses: [Int] = []
+            for _ in 0..<12 { statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status) }
+            #expect(statuses.first == 401 && statuses.last == 429, "\(statuses)")
+        }
+    }
+}
+
+/// Expects `reply` to have `status`, showing the body when it does not.
+private func expectStatus(_ reply: Reply, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reply.status == status, "\(reply.text.prefix(300))", sourceLocation: sourceLocation)
+}

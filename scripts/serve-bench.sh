@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The serve issue's figures, measured on this machine against the release build:
+#   1. GET /v1/resolve?url=<share URL> and GET /s/{token} against nginx with ../shared/tools/loadcompare (32 conns);
+#      POST /v1/resolve with wrk and a Lua body (same handler as the GET form);
+#   2. resident size of the daemon after 100,000 links created through the API;
+#   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
+# Usage: scripts/serve-bench.sh [SECONDS]     (needs wrk and nginx: loadcompare installs them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+loadcompare=${LOADCOMPARE:-../shared/tools/loadcompare}
+scripts/ensure-deps.sh build
+swift build -c release --product linkd >/dev/null
+bin=.build/release/linkd
+work=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+# start DATA_DIR: runs linkd serve with rate limits off; sets pid, base, admin.
+start() {
+  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\ndataDir: %s\n' "$1" >"$work/linkd.yaml"
+  "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
+  pid=$!
+  for _ in $(seq 1 300); do grep -q "listening on" "$work/out" 2>/dev/null && break; sleep 0.1; done
+  base=$(sed -n 's/^linkd: listening on //p' "$work/out")
+  [ -n "$base" ] || { cat "$work/err" >&2; exit 1; }
+  if grep -q "admin API key" "$work/out"; then admin=$(grep -A1 "admin API key" "$work/out" | tail -1); fi
+}
+stop() { kill -TERM "$pid"; wait "$pid" || true; pid=""; }
+rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }
+post() { curl -sf -XPOST "$base$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$3"; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+
+start "$work/a"
+client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
+link=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
+token=$(field token <<<"$link"); url=$(field url <<<"$link")
+enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
+echo "== rss at start: $(rss)"
+
+echo "== GET /v1/resolve?url=<share URL>&state=signedIn (loadcompare, ${secs}s, 32 connections)"
+"$loadcompare" "$base/v1/resolve?url=$enc&state=signedIn" "$secs" 32
+echo "== GET /s/{token} (loadcompare)"
+"$loadcompare" "$base/s/$token" "$secs" 32
+echo "== POST /v1/resolve (wrk, Lua body)"
+cat >"$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"url":"$url","state":"signedIn"}'
+LUA
+wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve" | grep -E "Requests/sec|99%|Non-2xx|errors" || true
+
+echo "== creating 100,000 links through POST /v1/links (8 keep-alive connections)"
+python3 - "$base" "$client" <<'PY'
+import http.client, json, sys, threading, time, urllib.parse, uuid
+base, key = sys.argv[1], sys.argv[2]
+host = urllib.parse.urlparse(base)
+failures = []
+def worker(n):
+    c = http.client.HTTPConnection(host.hostname, host.port)
+    for _ in range(n):
+        body = json.dumps({"route": "Library/FlowDetail", "params": {"flowId": str(uuid.uuid4())}, "owner": "bench", "title": "A flow"})
+        c.request("POST", "/v1/links", body, {"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+        r = c.getresponse(); r.read()
+        if r.status != 201: failures.append(r.status)
+start = time.time()
+threads = [threading.Thread(target=worker, args=(12500,)) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(f"created 100000 links in {time.time() - start:.1f}s, {len(failures)} failures")
+PY
+sleep 2
+echo "== rss after 100,000 links: $(rss)   (target < 50 MB)"
+stop
+
+echo "== 1,000,000 revocations"
+start "$work/b"; sleep 1; base_rss=$(rss); stop
+python3 - "$work/b/linkd.sqlite" <<'PY'
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executemany("INSERT INTO revocations (linkId, generation, revokedAt) VALUES (?, 0, '2026-01-01 00:00:00.000')",
+               ((os.urandom(16).hex(),) for _ in range(1_000_000)))
+db.commit()
+PY
+start "$work/b"; sleep 1
+echo "rss with 0 revocations: $base_rss; with 1,000,000: $(rss)   (target: the set < 64 MB)"
+curl -s "$base/metrics" | grep '^linkd_revocation_set_size'
+stop
