@@ -138,6 +138,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                "WebFallback",
             ],
             swiftSettings: swiftSettings
         ),
@@ -149,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebFallbackTests",
-            dependencies: ["WebFallback"],
+            dependencies: ["WebFallback", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import LinkdTestSupport
 import Testing
 @testable import WebFallback
 
@@ -14,17 +15,13 @@ import Testing
 
     /// Writes the page next to a copy of the stylesheet, loads it, returns the DOM after rendering.
     private func load(_ page: RenderedPage, name: String, size: String, renderer: PageRenderer) throws -> String {
-        let chromium = try ExternalTool.path("chromium", install: "apt-get install chromium")
         try FileManager.default.createDirectory(at: artifacts.appendingPathComponent("static"), withIntermediateDirectories: true)
         try Data(renderer.stylesheet.utf8).write(to: artifacts.appendingPathComponent("static/linkd.css"))
         // The server serves the stylesheet at /static/linkd.css; from a file the same link is relative.
         let html = page.body.replacingOccurrences(of: "href=\"/static/linkd.css\"", with: "href=\"static/linkd.css\"")
         let file = artifacts.appendingPathComponent("\(name).html")
         try Data(html.utf8).write(to: file)
-        let common = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(size)"]
-        try ExternalTool.run(chromium, common + ["--screenshot=\(artifacts.appendingPathComponent("\(name).png").path)", file.absoluteString])
-        let dom = try ExternalTool.run(chromium, common + ["--dump-dom", file.absoluteString])
-        return String(decoding: dom, as: UTF8.self)
+        return try Chromium.load(file.absoluteString, size: size, screenshot: artifacts.appendingPathComponent("\(name).png"))
     }
 
     @Test func landingPageRenders() throws {

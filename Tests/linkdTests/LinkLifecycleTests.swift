@@ -106,8 +106,7 @@ struct LinkLifecycleTests {
         let resolution = await service.resolve(url: created.url, state: "free", app: nil)
         #expect(resolution.outcome == .linkUnavailable)
         #expect(resolution.link?.status == "expired")
-        let share = ShareRoutes(links: service, limiter: nil)
-        let (_, verdict) = await share.verdict(token: created.token, host: "links.handz.example")
+        let (_, verdict) = await service.shareStatus(token: created.token, host: "links.handz.example")
         #expect(verdict == .unavailable(linkID: nil, reason: .expired))
     }
 }

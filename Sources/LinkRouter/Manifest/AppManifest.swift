@@ -17,6 +17,10 @@ public struct AppManifest: Sendable, Equatable {
     public var iosAppIDs: [String]
     /// App Store id, if any.
     public var appStoreID: String?
+    /// Whether apple-app-site-association lists `iosAppIDs` under `webcredentials` (password autofill).
+    public var iosWebCredentials: Bool = false
+    /// App Clip ids (`TEAMID.bundle.id.Clip`) for the `appclips` section of apple-app-site-association.
+    public var iosAppClipIDs: [String] = []
     /// Android package name, if any.
     public var androidPackage: String?
     /// Android signing-certificate SHA-256 fingerprints (`AA:BB:…`) for assetlinks.json.

@@ -13,7 +13,7 @@ struct ManifestParser {
         let top = reader.mapping(root, context: "the manifest", allowed: Self.topKeys,
                                  required: ["app", "name", "states", "unauthenticatedState", "routes"])
         let app = reader.string(top["app"], context: "app") ?? ""
-        let ios = reader.mapping(top["ios"], context: "ios", allowed: ["appIDs", "appStoreID"])
+        let ios = reader.mapping(top["ios"], context: "ios", allowed: ["appIDs", "appStoreID", "webcredentials", "appClipIDs"])
         let android = reader.mapping(top["android"], context: "android", allowed: ["package", "sha256CertFingerprints"])
         let tabBar = reader.mapping(top["tabBar"], context: "tabBar", allowed: ["hiddenFor"])
 
@@ -26,6 +26,8 @@ struct ManifestParser {
             caseInsensitivePaths: reader.bool(top["caseInsensitivePaths"], context: "caseInsensitivePaths") ?? false,
             iosAppIDs: reader.strings(ios["appIDs"], context: "ios.appIDs").map(\.0),
             appStoreID: reader.string(ios["appStoreID"], context: "ios.appStoreID"),
+            iosWebCredentials: reader.bool(ios["webcredentials"], context: "ios.webcredentials") ?? false,
+            iosAppClipIDs: reader.strings(ios["appClipIDs"], context: "ios.appClipIDs").map(\.0),
             androidPackage: reader.string(android["package"], context: "android.package"),
             androidFingerprints: reader.strings(android["sha256CertFingerprints"], context: "android.sha256CertFingerprints").map(\.0),
             webFallbackURL: reader.string(top["webFallback"], context: "webFallback"),
@@ -43,7 +45,9 @@ struct ManifestParser {
                             hint: "write 32 hex byte pairs separated by ':' (keytool -list -v prints it)")
             }
         }
-        for (appID, node) in zip(manifest.iosAppIDs, reader.list(ios["appIDs"], context: "")) {
+        let appIDNodes = Array(zip(manifest.iosAppIDs, reader.list(ios["appIDs"], context: "")))
+            + Array(zip(manifest.iosAppClipIDs, reader.list(ios["appClipIDs"], context: "")))
+        for (appID, node) in appIDNodes {
             let parts = appID.split(separator: ".", maxSplits: 1)
             if parts.count != 2 || parts[0].count != 10 || !parts[0].allSatisfy({ $0.isUppercase || $0.isNumber }) {
                 reader.fail(.badValue, node, "'\(appID)' is not an iOS app id", hint: "write TEAMID.bundle.id (a 10-character team id)")

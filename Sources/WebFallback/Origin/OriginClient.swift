@@ -90,6 +90,18 @@ public final class OriginClient: Sendable {
         return fresh
     }
 
+    /// The cached result for the link's params without asking the origin: `fresh` when within the TTL, else a stale
+    /// preview still within stale-if-error. Nil when nothing usable is cached.
+    public func cachedPreview(params: [String: String], now: Date = Date()) -> (result: PreviewResult, fresh: Bool)? {
+        guard let url = previewURL(params: params), let cached = cache.withLock({ $0.entry(for: url) }) else { return nil }
+        let age = now.timeIntervalSince(cached.storedAt)
+        if age < configuration.cacheTTLSeconds { return (cached.result, true) }
+        if case .preview = cached.result, age < configuration.cacheTTLSeconds + configuration.staleIfErrorSeconds {
+            return (cached.result, false)
+        }
+        return nil
+    }
+
     /// The request URL: base URL + the template with each `{name}` replaced by the escaped param.
     func previewURL(params: [String: String]) -> String? {
         var path = ""

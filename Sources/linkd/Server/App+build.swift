@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
+import LinkRouter
 import LinkStore
 import Logging
 import NIOCore
+import WebFallback
 
 /// A built server: the application to run and the admin key made on first start (to print once).
 struct LinkdServer<App: ApplicationProtocol> {
@@ -45,7 +47,21 @@ func buildServer(
         store: store, keyring: bootstrap.keyring, router: bootstrap.router, auth: auth, metrics: metrics,
         maxBodyBytes: configuration.maxBodyBytes
     ).register(on: router)
-    ShareRoutes(links: links, limiter: limiter).register(on: router)
+    let pages: SharePages
+    let wellKnown: WellKnownFiles
+    do {
+        pages = try SharePages(
+            router: bootstrap.router,
+            templates: PageConfiguration(directory: configuration.templatesDir, appDirectories: configuration.appTemplates),
+            previewWait: .milliseconds(configuration.previewWaitMilliseconds), maxOriginFetches: configuration.maxOriginFetches)
+        wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
+    } catch let error as PageError {
+        throw ConfigurationError(message: "templates: \(error)")
+    } catch let error as WellKnownError {
+        throw ConfigurationError(message: error.message)
+    }
+    ShareRoutes(links: links, pages: pages, limiter: limiter).register(on: router)
+    WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
 
     let flusher = ClickFlushService(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)

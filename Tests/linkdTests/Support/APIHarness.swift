@@ -93,7 +93,9 @@ func withAPI(
     _ adjust: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (API) async throws -> Void
 ) async throws {
-    var configuration = ServerConfiguration(port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning")
+    var configuration = ServerConfiguration(
+        port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning",
+        templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
     adjust(&configuration)
     let server = try await buildServer(configuration: configuration, environment: [:])
     guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }

@@ -20,6 +20,10 @@ import Yams
 /// - `rateLimitPerSecond` — Double — `100`: per client address, on `/v1/resolve*` and `/s/*`; 0 turns it off.
 /// - `rateLimitBurst` — Double — `200`: requests a client may make at once before the rate applies.
 /// - `authFailuresPerMinute` — Double — `10`: failed authentications per client address (burst 10) before 429.
+/// - `templatesDir` — String — `templates`: the web fallback's Mustache templates and stylesheet.
+/// - `appTemplates` — {app: directory} — `{}`: per-app template directories (a missing template falls back).
+/// - `previewWaitMilliseconds` — Int — `300`: longest wait for an origin preview before the page goes without.
+/// - `maxOriginFetches` — Int — `32`: origin fetches in flight at once; past it pages go without a fresh preview.
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 struct ServerConfiguration: Sendable, Equatable, Decodable {
@@ -36,6 +40,10 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
     var rateLimitPerSecond: Double
     var rateLimitBurst: Double
     var authFailuresPerMinute: Double
+    var templatesDir: String
+    var appTemplates: [String: String]
+    var previewWaitMilliseconds: Int
+    var maxOriginFetches: Int
 
     /// Creates a configuration; every parameter has the embedded default.
     init(
@@ -51,7 +59,11 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         logLevel: String = "info",
         rateLimitPerSecond: Double = 100,
         rateLimitBurst: Double = 200,
-        authFailuresPerMinute: Double = 10
+        authFailuresPerMinute: Double = 10,
+        templatesDir: String = "templates",
+        appTemplates: [String: String] = [:],
+        previewWaitMilliseconds: Int = 300,
+        maxOriginFetches: Int = 32
     ) {
         self.host = host
         self.port = port
@@ -66,11 +78,16 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         self.rateLimitPerSecond = rateLimitPerSecond
         self.rateLimitBurst = rateLimitBurst
         self.authFailuresPerMinute = authFailuresPerMinute
+        self.templatesDir = templatesDir
+        self.appTemplates = appTemplates
+        self.previewWaitMilliseconds = previewWaitMilliseconds
+        self.maxOriginFetches = maxOriginFetches
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
-            clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute
+            clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
+            previewWaitMilliseconds, maxOriginFetches
     }
 
     /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
@@ -90,6 +107,10 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         rateLimitPerSecond = try c.decodeIfPresent(Double.self, forKey: .rateLimitPerSecond) ?? defaults.rateLimitPerSecond
         rateLimitBurst = try c.decodeIfPresent(Double.self, forKey: .rateLimitBurst) ?? defaults.rateLimitBurst
         authFailuresPerMinute = try c.decodeIfPresent(Double.self, forKey: .authFailuresPerMinute) ?? defaults.authFailuresPerMinute
+        templatesDir = try c.decodeIfPresent(String.self, forKey: .templatesDir) ?? defaults.templatesDir
+        appTemplates = try c.decodeIfPresent([String: String].self, forKey: .appTemplates) ?? defaults.appTemplates
+        previewWaitMilliseconds = try c.decodeIfPresent(Int.self, forKey: .previewWaitMilliseconds) ?? defaults.previewWaitMilliseconds
+        maxOriginFetches = try c.decodeIfPresent(Int.self, forKey: .maxOriginFetches) ?? defaults.maxOriginFetches
     }
 }
 
@@ -178,6 +199,10 @@ extension ServerConfiguration {
         guard rateLimitPerSecond >= 0, rateLimitBurst >= 1 || rateLimitPerSecond == 0 else {
             throw ConfigurationError(message: "rateLimitPerSecond must be ≥ 0 and rateLimitBurst ≥ 1")
         }
+        guard (1...10_000).contains(previewWaitMilliseconds) else {
+            throw ConfigurationError(message: "previewWaitMilliseconds must be 1–10000")
+        }
+        guard (1...1024).contains(maxOriginFetches) else { throw ConfigurationError(message: "maxOriginFetches must be 1–1024") }
         guard authFailuresPerMinute > 0 else { throw ConfigurationError(message: "authFailuresPerMinute must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")

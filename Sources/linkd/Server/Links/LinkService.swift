@@ -295,3 +295,36 @@ struct LinkService: Sendable {
         }
     }
 }
+
+/// Share-path lookups: which app a token belongs to, by the request's host.
+extension LinkService {
+    /// The longest token considered (an Ed25519 token is 126 characters).
+    static let maxTokenBytes = 128
+
+    /// The app and status of a token: the app whose share host is the request's host, else the first app whose
+    /// keys verify it. Every candidate is tried the same way, so an unknown token costs what a valid one does.
+    func shareStatus(token: String, host: String?, now: Date = Date()) async -> (String?, LinkStatus) {
+        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
+        for app in candidates(host: host) {
+            let status = await status(token: token, app: app, now: now)
+            if status != .unknown { return (app, status) }
+        }
+        return (nil, .unknown)
+    }
+
+    private func candidates(host: String?) -> [String] {
+        let shareApps = router.manifests.filter { $0.share != nil }
+        if let host = host.map(Self.hostname), let manifest = shareApps.first(where: {
+            $0.share?.hosts.contains(host) == true || $0.hosts.contains(host)
+        }) {
+            return [manifest.app]
+        }
+        return shareApps.map(\.app)
+    }
+
+    /// `Host` without its port, lowercased.
+    static func hostname(_ authority: String) -> String {
+        let withoutPort = authority.hasPrefix("[") ? authority : String(authority.split(separator: ":").first ?? "")
+        return withoutPort.lowercased()
+    }
+}

@@ -1,13 +1,17 @@
 import Foundation
 
 /// Runs real outside programs (python3 with segno, zbarimg, chromium) for the tests.
-enum ExternalTool {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum ExternalTool {
+    /// A tool that is missing or failed, with what to do about it.
+    public struct Failure: Error, CustomStringConvertible {
+        /// The message.
+        public let description: String
+        /// Creates a failure.
+        public init(description: String) { self.description = description }
     }
 
     /// Finds `name` on PATH (plus the usual system directories) or throws a message that says how to install it.
-    static func path(_ name: String, install: String) throws -> String {
+    public static func path(_ name: String, install: String) throws -> String {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/usr/local/bin", "/bin"]
         for directory in directories {
@@ -19,7 +23,7 @@ enum ExternalTool {
 
     /// Runs a program, feeding `input` on stdin; returns stdout, throws on a non-zero exit with stderr.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
+    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -48,7 +52,7 @@ enum ExternalTool {
     }
 
     /// A fresh temporary directory for one test.
-    static func temporaryDirectory(_ label: String) throws -> URL {
+    public static func temporaryDirectory(_ label: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("linkd-web-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url

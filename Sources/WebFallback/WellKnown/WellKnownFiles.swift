@@ -1,0 +1,135 @@
+import Foundation
+import LinkRouter
+
+/// Why the well-known files could not be built.
+public struct WellKnownError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the host and the manifests.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+}
+
+/// The `/.well-known/` files of every host the manifests name, built once at start:
+/// - `apple-app-site-association`: `applinks.details[].components` from the route patterns served on the host (and the
+///   share path on share hosts), so that iOS opens in the app exactly the paths linkd resolves there;
+///   `webcredentials` and `appclips` when a manifest asks for them.
+/// - `assetlinks.json`: Android App Links (`delegate_permission/common.handle_all_urls`) for apps with a package and
+///   certificate fingerprints; an empty list for a host without.
+/// Each file is JSON, at most `maxBytes`.
+public struct WellKnownFiles: Sendable {
+    /// Apple's limit for apple-app-site-association, applied to both files.
+    public static let maxBytes = 128 * 1024
+
+    private let associations: [String: [UInt8]]
+    private let assetLinks: [String: [UInt8]]
+
+    /// Builds the files of every host of `manifests`.
+    /// - Throws: `WellKnownError` when a host's file would be larger than `maxBytes`.
+    public init(manifests: [AppManifest]) throws(WellKnownError) {
+        var byHost: [String: [AppManifest]] = [:]
+        for manifest in manifests {
+            for host in Set(manifest.hosts + manifest.shareHosts) { byHost[host, default: []].append(manifest) }
+        }
+        var associations: [String: [UInt8]] = [:]
+        var assetLinks: [String: [UInt8]] = [:]
+        for (host, apps) in byHost {
+            let association = Self.encode(Self.appleAppSiteAssociation(host: host, manifests: apps))
+            let links = Self.encode(Self.assetLinks(manifests: apps))
+            for (name, bytes) in [("apple-app-site-association", association), ("assetlinks.json", links)] where bytes.count > Self.maxBytes {
+                throw WellKnownError(message: "\(name) for \(host) would be \(bytes.count) bytes, over the \(Self.maxBytes)-byte limit "
+                    + "(manifests: \(apps.map(\.sourceFile).joined(separator: ", "))); use fewer or more general patterns")
+            }
+            associations[host] = association
+            assetLinks[host] = links
+        }
+        self.associations = associations
+        self.assetLinks = assetLinks
+    }
+
+    /// The apple-app-site-association file for `host` (lowercase, no port); nil for a host no manifest names.
+    public func appleAppSiteAssociation(host: String) -> [UInt8]? { associations[host] }
+
+    /// The assetlinks.json file for `host`; nil for a host no manifest names.
+    public func assetLinks(host: String) -> [UInt8]? { assetLinks[host] }
+
+    /// Every host with files.
+    public var hosts: [String] { associations.keys.sorted() }
+
+    // MARK: apple-app-site-association
+
+    /// The `applinks` / `webcredentials` / `appclips` document of one host.
+    struct AppleAppSiteAssociation: Encodable {
+        struct AppLinks: Encodable { var details: [Detail] }
+        struct Detail: Encodable {
+            var appIDs: [String]
+            var components: [Component]
+        }
+        struct Component: Encodable {
+            var path: String
+            var caseSensitive: Bool?
+            var comment: String?
+            enum CodingKeys: String, CodingKey { case path = "/", caseSensitive, comment }
+        }
+        struct Apps: Encodable { var apps: [String] }
+        var applinks: AppLinks
+        var webcredentials: Apps?
+        var appclips: Apps?
+    }
+
+    static func appleAppSiteAssociation(host: String, manifests: [AppManifest]) -> AppleAppSiteAssociation {
+        var details: [AppleAppSiteAssociation.Detail] = []
+        var credentials: [String] = []
+        var clips: [String] = []
+        for manifest in manifests where !manifest.iosAppIDs.isEmpty {
+            let paths = componentPaths(of: manifest, host: host)
+            let caseSensitive: Bool? = manifest.caseInsensitivePaths ? false : nil
+            details.append(.init(appIDs: manifest.iosAppIDs, components: paths.map { .init(path: $0, caseSensitive: caseSensitive) }))
+            if manifest.iosWebCredentials { credentials += manifest.iosAppIDs }
+            clips += manifest.iosAppClipIDs
+        }
+        return AppleAppSiteAssociation(
+            applinks: .init(details: details),
+            webcredentials: credentials.isEmpty ? nil : .init(apps: credentials),
+            appclips: clips.isEmpty ? nil : .init(apps: clips))
+    }
+
+    /// The component paths linkd resolves on `host`: the share path on share hosts, every route pattern on app hosts.
+    static func componentPaths(of manifest: AppManifest, host: String) -> [String] {
+        let all = manifest.universalLinkPaths
+        guard let share = manifest.share, let sharePath = (try? PathPattern(parsing: share.path))?.appleComponentPath else {
+            return manifest.hosts.contains(host) ? all : []
+        }
+        let routes = all.filter { $0 != sharePath }
+        var paths: [String] = []
+        if manifest.shareHosts.contains(host) { paths.append(sharePath) }
+        if manifest.hosts.contains(host) { paths += routes }
+        return paths
+    }
+
+    // MARK: assetlinks.json
+
+    /// One statement of assetlinks.json.
+    struct AssetLinkStatement: Encodable {
+        struct Target: Encodable {
+            var namespace = "android_app"
+            var packageName: String
+            var fingerprints: [String]
+            enum CodingKeys: String, CodingKey { case namespace, packageName = "package_name", fingerprints = "sha256_cert_fingerprints" }
+        }
+        var relation = ["delegate_permission/common.handle_all_urls"]
+        var target: Target
+    }
+
+    static func assetLinks(manifests: [AppManifest]) -> [AssetLinkStatement] {
+        manifests.compactMap { manifest in
+            guard let package = manifest.androidPackage, !manifest.androidFingerprints.isEmpty else { return nil }
+            return AssetLinkStatement(target: .init(packageName: package, fingerprints: manifest.androidFingerprints.map { $0.uppercased() }))
+        }
+    }
+
+    private static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+}

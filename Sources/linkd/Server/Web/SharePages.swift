@@ -1,0 +1,186 @@
+import Foundation
+import LinkRouter
+import Synchronization
+import WebFallback
+
+/// What a browser gets for a share token: the landing page with the origin's preview, the "no longer available"
+/// page, the QR code. Previews come from each app's origin (`origin` in its manifest) through `OriginClient`; a fetch
+/// never holds a page longer than `previewWait`, and at most `maxOriginFetches` run at once — past either bound the
+/// page goes out without a preview (the fetch still fills the cache for the next visitor).
+struct SharePages: Sendable {
+    let renderer: PageRenderer
+    let router: Router
+    let previewWait: Duration
+    private let origins: [String: OriginClient]
+    private let fetchSlots: FetchSlots
+
+    /// What the origin said, as the share route needs it.
+    enum PreviewVerdict: Sendable {
+        case preview(Preview?)
+        case deleted
+    }
+
+    init(router: Router, templates: PageConfiguration, previewWait: Duration, maxOriginFetches: Int) throws(PageError) {
+        self.renderer = try PageRenderer(configuration: templates)
+        self.router = router
+        self.previewWait = previewWait
+        self.fetchSlots = FetchSlots(limit: maxOriginFetches)
+        var origins: [String: OriginClient] = [:]
+        for manifest in router.manifests {
+            guard let origin = manifest.origin else { continue }
+            origins[manifest.app] = OriginClient(configuration: OriginConfiguration(
+                baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
+        }
+        self.origins = origins
+    }
+
+    /// The landing page of a valid link (200), or the unavailable page (410) when the origin says the item is gone.
+    func landing(app manifest: AppManifest, token: String, target: ShareLinkTarget, title: String?, client: UserAgentKind) async
+        -> (page: RenderedPage, deleted: Bool)
+    {
+        var preview: Preview?
+        switch await originPreview(app: manifest.app, params: target.params) {
+        case .deleted: return (unavailable(app: manifest, gone: true), true)
+        case .preview(let fetched): preview = fetched
+        }
+        if preview == nil, let title, !title.isEmpty { preview = Preview(title: title) }
+        let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
+        let customURL = Self.customSchemeURL(manifest, shareURL: shareURL)
+        let open = switch client {
+        case .iOS, .android: customURL ?? shareURL
+        case .desktop, .crawler: manifest.webFallbackURL ?? shareURL
+        }
+        let page = LandingPage(
+            app: Self.pageInfo(manifest), shareURL: shareURL, openInAppURL: open,
+            customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
+        return (renderer.landing(page, for: client), false)
+    }
+
+    /// The unavailable page: 410 when `gone`, else 404, with the same body for the same app. `app` is nil when the
+    /// token named none (then the page is the same for every unknown token).
+    func unavailable(app manifest: AppManifest?, gone: Bool) -> RenderedPage {
+        let info = manifest.map(Self.pageInfo)
+        return renderer.unavailable(UnavailablePage(
+            app: info, reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(Self.callToAction)))
+    }
+
+    /// The QR code (SVG) of a link's share URL.
+    func qrCode(app: String, token: String) -> String? {
+        guard let url = router.shareURL(app: app, token: token), let code = try? QRCode.encode(url) else { return nil }
+        return code.svg(moduleSize: 8)
+    }
+
+    // MARK: Previews
+
+    private func originPreview(app: String, params: [String: String]) async -> PreviewVerdict {
+        guard let client = origins[app] else { return .preview(nil) }
+        if let cached = client.cachedPreview(params: params), cached.fresh { return Self.verdict(cached.result) }
+        let stale = client.cachedPreview(params: params)?.result
+        guard fetchSlots.enter() else { return stale.map(Self.verdict) ?? .preview(nil) }
+        let slots = fetchSlots
+        let fetch = Task { () -> PreviewResult in
+            defer { slots.leave() }
+            return await client.preview(params: params)
+        }
+        guard let result = await Self.value(of: fetch, within: previewWait) else { return stale.map(Self.verdict) ?? .preview(nil) }
+        return Self.verdict(result)
+    }
+
+    private static func verdict(_ result: PreviewResult) -> PreviewVerdict {
+        switch result {
+        case .preview(let preview): .preview(preview)
+        case .deleted: .deleted
+        case .unavailable: .preview(nil)
+        }
+    }
+
+    /// The task's value if it finishes within `limit`, else nil (the task goes on and fills the cache).
+    static func value<T: Sendable>(of task: Task<T, Never>, within limit: Duration) async -> T? {
+        let slot = ResumeOnce<T?>()
+        return await withCheckedContinuation { continuation in
+            slot.set(continuation)
+            Task { slot.resume(with: await task.value) }
+            Task {
+                try? await Task.sleep(for: limit)
+                slot.resume(with: nil)
+            }
+        }
+    }
+
+    // MARK: Manifest → page models
+
+    static func pageInfo(_ manifest: AppManifest) -> AppPageInfo {
+        AppPageInfo(
+            appID: manifest.app, displayName: manifest.displayName, appStoreID: manifest.appStoreID,
+            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL)
+    }
+
+    /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
+    /// router resolves like the https link.
+    static func customSchemeURL(_ manifest: AppManifest, shareURL: String) -> String? {
+        guard let scheme = manifest.schemes.first, let path = URLComponents(string: shareURL)?.percentEncodedPath else { return nil }
+        return "\(scheme):/" + path
+    }
+
+    /// The web page's call to action: the screen the manifest's `share.cta` gives a signed-out person, as a link
+    /// into the app when that route has a parameterless path, else the app's web fallback.
+    static func callToAction(_ manifest: AppManifest) -> CallToAction? {
+        let route = manifest.share?.cta[manifest.unauthenticatedState].flatMap { manifest.routes[$0] }
+        if let route, let host = manifest.hosts.first,
+           let path = route.patterns.first(where: { !$0.contains(":") && !$0.contains("*") && !$0.contains("(") }) {
+            return CallToAction(label: "Open \(manifest.displayName)", url: "https://\(host)\(path)")
+        }
+        return manifest.webFallbackURL.map { CallToAction(label: "Get \(manifest.displayName)", url: $0) }
+    }
+
+    /// `/v1/previews/flows/:flowId` → `/v1/previews/flows/{flowId}` (OriginClient's template syntax).
+    static func braceTemplate(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
+    }
+}
+
+/// A counter of origin fetches in flight, refusing past its limit.
+final class FetchSlots: Sendable {
+    private let inFlight = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Takes a slot; false when all are taken.
+    func enter() -> Bool {
+        inFlight.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Gives a slot back.
+    func leave() { inFlight.withLock { $0 -= 1 } }
+}
+
+/// A continuation resumed by whichever caller comes first.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, Never>?, value: T?)>((nil, nil))
+
+    func set(_ continuation: CheckedContinuation<T, Never>) {
+        let early = state.withLock { state -> T? in
+            if let value = state.value { return value }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    func resume(with value: T) {
+        let waiting = state.withLock { state -> CheckedContinuation<T, Never>? in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        waiting?.resume(returning: value)
+    }
+}
