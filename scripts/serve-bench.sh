@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 loadcompare=${LOADCOMPARE:-../shared/tools/loadcompare}
 scripts/ensure-deps.sh build
-swift build -c release --product linkd 2>&1 | grep -E "error:|Build complete" | tail -20
+swift build -c release --product linkd 2>&1 | grep -E "error:|complete" | tail -20
 bin=.build/release/linkd
 work=$(mktemp -d)
 pid=""

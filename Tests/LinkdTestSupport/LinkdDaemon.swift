@@ -115,12 +115,14 @@ public enum TestHTTP {
         public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
 
-    /// Sends a request; `json` is encoded as the body with `Content-Type: application/json`.
+    /// Sends a request; `json` is encoded as the body with `Content-Type: application/json`; `headers` are added
+    /// (`Host` too: libcurl sends the given one).
     public static func send(
-        _ method: String, _ url: String, bearer: String? = nil, json: [String: Any]? = nil
+        _ method: String, _ url: String, bearer: String? = nil, json: [String: Any]? = nil, headers: [String: String] = [:]
     ) async throws -> Reply {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let json {
             request.httpBody = try JSONSerialization.data(withJSONObject: json)

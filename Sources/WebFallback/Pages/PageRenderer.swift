@@ -50,6 +50,8 @@ public struct PageRenderer: Sendable {
     /// The stylesheet the pages link to; the server serves it at `/static/linkd.css` as `text/css`.
     public let stylesheet: String
     private let dateFormatter: DateFormatter
+    /// QR codes of share URLs, encoded once each; also used for `GET /s/{token}/qr.svg`.
+    public let qrCodes = QRCodeCache()
 
     /// Loads and parses the templates.
     /// - Throws: `PageError` naming the file when a default template is missing or one does not parse.
@@ -163,8 +165,8 @@ public struct PageRenderer: Sendable {
         }
         if let customURL = page.customSchemeURL { context["appLinkURL"] = customURL }
         if client == .android, let intent = androidIntentURL(page) { context["openURL"] = intent }
-        if client == .desktop, let qr = try? QRCode.encode(page.shareURL) {
-            context["qrSVG"] = qr.svg(moduleSize: 4)
+        if client == .desktop, let svg = qrCodes.svg(for: page.shareURL, moduleSize: 4) {
+            context["qrSVG"] = svg
         }
         return context
     }

@@ -39,12 +39,12 @@ struct API {
     let adminKey: String
     let configuration: ServerConfiguration
 
-    /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is.
+    /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is; `headers` are added.
     func call(
         _ method: HTTPRequest.Method, _ path: String, key: String? = nil, json: [String: Any]? = nil,
-        raw: String? = nil, contentType: String? = nil
+        raw: String? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
     ) async throws -> Reply {
-        var headers: HTTPFields = [:]
+        var headers = extra
         if let key { headers[.authorization] = "Bearer \(key)" }
         var body: ByteBuffer?
         if let json {

@@ -66,8 +66,8 @@ struct SharePages: Sendable {
 
     /// The QR code (SVG) of a link's share URL.
     func qrCode(app: String, token: String) -> String? {
-        guard let url = router.shareURL(app: app, token: token), let code = try? QRCode.encode(url) else { return nil }
-        return code.svg(moduleSize: 8)
+        guard let url = router.shareURL(app: app, token: token) else { return nil }
+        return renderer.qrCodes.svg(for: url, moduleSize: 8)
     }
 
     // MARK: Previews
