@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The serve issue's figures, measured on this machine against the release build:
-#   1. GET /v1/resolve?url=<share URL> and GET /s/{token} against nginx with ../shared/tools/loadcompare (32 conns);
+#   1. GET /v1/resolve?url=<share URL> and GET /s/{token} (a preview origin on loopback, cached) against nginx with ../shared/tools/loadcompare (32 conns);
 #      POST /v1/resolve with wrk and a Lua body (same handler as the GET form);
 #   2. resident size of the daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
@@ -14,11 +14,29 @@ swift build -c release --product linkd 2>&1 | grep -E "error:|complete" | tail -
 bin=.build/release/linkd
 work=$(mktemp -d)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+origin_pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+# A preview origin on loopback (one JSON answer for every item), and the Handz manifest pointed at it, so that
+# GET /s/{token} is measured with a cached preview.
+python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        body = b"{\"title\": \"Morning flow\", \"creatorName\": \"Ana\", \"allowCreatorName\": true}"
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+s = http.server.HTTPServer(("127.0.0.1", 0), H); print(s.server_address[1], flush=True); s.serve_forever()
+' >"$work/origin.port" &
+origin_pid=$!
+for _ in $(seq 1 50); do [ -s "$work/origin.port" ] && break; sleep 0.1; done
+sed "s|^  baseURL: .*|  baseURL: http://127.0.0.1:$(cat "$work/origin.port")|" examples/handz.yaml >"$work/handz.yaml"
+manifests="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,$PWD/examples/story.yaml"
 
 # start DATA_DIR: runs linkd serve with rate limits off; sets pid, base, admin.
 start() {
   printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\ndataDir: %s\n' "$1" >"$work/linkd.yaml"
+  export LINKD_MANIFESTS=$manifests
   "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
   pid=$!
   for _ in $(seq 1 300); do grep -q "listening on" "$work/out" 2>/dev/null && break; sleep 0.1; done
@@ -40,7 +58,8 @@ echo "== rss at start: $(rss)"
 
 echo "== GET /v1/resolve?url=<share URL>&state=signedIn (loadcompare, ${secs}s, 32 connections)"
 "$loadcompare" "$base/v1/resolve?url=$enc&state=signedIn" "$secs" 32
-echo "== GET /s/{token} (loadcompare)"
+curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
+echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (loadcompare)"
 "$loadcompare" "$base/s/$token" "$secs" 32
 echo "== POST /v1/resolve (wrk, Lua body)"
 cat >"$work/post.lua" <<LUA

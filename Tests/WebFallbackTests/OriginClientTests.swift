@@ -105,6 +105,22 @@ extension LoopbackOrigin {
         }
     }
 
+    @Test func failedOriginIsLeftAloneForTheBackoff() async throws {
+        let client = OriginClient(configuration: OriginConfiguration(
+            baseURL: "http://127.0.0.1:9", previewPath: "/items/{itemId}", connectTimeoutMilliseconds: 300,
+            totalTimeoutMilliseconds: 500, failureBackoffSeconds: 5))
+        let start = Date()
+        guard case .unavailable = await client.preview(params: ["itemId": "a"], now: start) else {
+            Issue.record("a closed port must be unavailable")
+            return
+        }
+        let during = try #require(client.cachedPreview(params: ["itemId": "a"], now: start.addingTimeInterval(1)))
+        #expect(during.fresh, "within the backoff the page must not ask the origin again")
+        if case .unavailable = during.result {} else { Issue.record("expected unavailable, got \(during.result)") }
+        #expect(client.cachedPreview(params: ["itemId": "a"], now: start.addingTimeInterval(6)) == nil, "after the backoff, ask again")
+        #expect(client.cachedPreview(params: ["itemId": "b"], now: start) == nil, "other items are not affected")
+    }
+
     @Test func cacheIsBounded() {
         var cache = PreviewCache(capacity: 2)
         for index in 0..<5 { cache.store(.deleted, for: "u\(index)", at: Date()) }

@@ -92,11 +92,18 @@ struct OpenAPITests {
             let longURL = "{\"url\":\"" + String(repeating: "u", count: 9000) + "\"}"
             expectStatus(try await check.call(.post, "/v1/resolve", raw: longURL, contentType: "application/json"), 413)
             expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 200)
+            expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 200)
             expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
             let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
             #expect(unavailable.string("outcome") == "linkUnavailable")
             expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 410)
             expectStatus(try await check.call(.get, "/s/not-a-token", template: "/s/{token}"), 404)
+            expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 410)
+            expectStatus(try await check.call(.get, "/s/not-a-token/qr.svg", template: "/s/{token}/qr.svg"), 404)
+            expectStatus(try await check.call(.get, "/static/linkd.css"), 200)
+            // The in-process client always sends Host: localhost, which no manifest serves (200s: WebPagesTests).
+            expectStatus(try await check.call(.get, "/.well-known/apple-app-site-association"), 404)
+            expectStatus(try await check.call(.get, "/.well-known/assetlinks.json"), 404)
             expectStatus(try await check.call(.delete, "/v1/links/\(String(repeating: "a", count: 32))", template: "/v1/links/{id}", key: client), 404)
 
             // .ics

@@ -7,7 +7,8 @@ import Synchronization
 /// `/v1/previews/{flowId}`: each `{name}` is replaced by the link's param `name`, percent-escaped as one path
 /// segment), `connectTimeoutMilliseconds` (default 1000), `totalTimeoutMilliseconds` (default 2000), `maxBodyBytes`
 /// (default 65536), `maxRedirects` (default 3, each within the origin), `cacheTTLSeconds` (default 60),
-/// `staleIfErrorSeconds` (default 3600), `maxCacheEntries` (default 10000).
+/// `staleIfErrorSeconds` (default 3600), `failureBackoffSeconds` (default 5: after a failed fetch the origin is not
+/// asked again for that item for this long), `maxCacheEntries` (default 10000).
 public struct OriginConfiguration: Sendable {
     /// The one allowlisted origin (scheme, host, port) and base path.
     public var baseURL: String
@@ -25,6 +26,8 @@ public struct OriginConfiguration: Sendable {
     public var cacheTTLSeconds: Double
     /// How long past the TTL a cached preview is still served when the origin fails.
     public var staleIfErrorSeconds: Double
+    /// How long after a failed fetch the item's origin is left alone (a down origin is not hammered).
+    public var failureBackoffSeconds: Double
     /// Cache bound; the oldest entries go first.
     public var maxCacheEntries: Int
 
@@ -32,7 +35,8 @@ public struct OriginConfiguration: Sendable {
     public init(
         baseURL: String, previewPath: String, connectTimeoutMilliseconds: Int = 1000,
         totalTimeoutMilliseconds: Int = 2000, maxBodyBytes: Int = 65536, maxRedirects: Int = 3,
-        cacheTTLSeconds: Double = 60, staleIfErrorSeconds: Double = 3600, maxCacheEntries: Int = 10000
+        cacheTTLSeconds: Double = 60, staleIfErrorSeconds: Double = 3600, failureBackoffSeconds: Double = 5,
+        maxCacheEntries: Int = 10000
     ) {
         self.baseURL = baseURL
         self.previewPath = previewPath
@@ -42,6 +46,7 @@ public struct OriginConfiguration: Sendable {
         self.maxRedirects = maxRedirects
         self.cacheTTLSeconds = cacheTTLSeconds
         self.staleIfErrorSeconds = staleIfErrorSeconds
+        self.failureBackoffSeconds = failureBackoffSeconds
         self.maxCacheEntries = maxCacheEntries
     }
 }
@@ -78,28 +83,42 @@ public final class OriginClient: Sendable {
     public func preview(params: [String: String], now: Date = Date()) async -> PreviewResult {
         guard let url = previewURL(params: params) else { return .unavailable(reason: "preview path needs a missing param") }
         let cached = cache.withLock { $0.entry(for: url) }
-        if let cached, now.timeIntervalSince(cached.storedAt) < configuration.cacheTTLSeconds { return cached.result }
+        if let cached, let answer = answer(from: cached, now: now), answer.fresh { return answer.result }
         let fresh = await fetch(url)
-        if case .unavailable = fresh, let cached, case .preview = cached.result,
-            now.timeIntervalSince(cached.storedAt) < configuration.cacheTTLSeconds + configuration.staleIfErrorSeconds
-        {
-            return cached.result  // stale-if-error
+        if case .unavailable = fresh {
+            // Failures are remembered for the backoff only; a cached preview is kept for stale-if-error.
+            cache.withLock { $0.markFailed(url, at: now) }
+            if let cached, case .preview = cached.result,
+                now.timeIntervalSince(cached.storedAt) < configuration.cacheTTLSeconds + configuration.staleIfErrorSeconds
+            {
+                return cached.result  // stale-if-error
+            }
+            return fresh
         }
-        if case .unavailable = fresh { return fresh }  // failures are not cached: the next request tries again
         cache.withLock { $0.store(fresh, for: url, at: now) }
         return fresh
     }
 
-    /// The cached result for the link's params without asking the origin: `fresh` when within the TTL, else a stale
-    /// preview still within stale-if-error. Nil when nothing usable is cached.
+    /// The cached result for the link's params without asking the origin: `fresh` when within the TTL (or, after a
+    /// failure, within the backoff: then a stale preview or `unavailable`), else a stale preview still within
+    /// stale-if-error. Nil when nothing usable is cached.
     public func cachedPreview(params: [String: String], now: Date = Date()) -> (result: PreviewResult, fresh: Bool)? {
         guard let url = previewURL(params: params), let cached = cache.withLock({ $0.entry(for: url) }) else { return nil }
-        let age = now.timeIntervalSince(cached.storedAt)
-        if age < configuration.cacheTTLSeconds { return (cached.result, true) }
-        if case .preview = cached.result, age < configuration.cacheTTLSeconds + configuration.staleIfErrorSeconds {
-            return (cached.result, false)
+        return answer(from: cached, now: now)
+    }
+
+    private func answer(from entry: PreviewCache.Entry, now: Date) -> (result: PreviewResult, fresh: Bool)? {
+        let age = now.timeIntervalSince(entry.storedAt)
+        let usable: PreviewResult? = switch entry.result {
+        case .preview: age < configuration.cacheTTLSeconds + configuration.staleIfErrorSeconds ? entry.result : nil
+        case .deleted: age < configuration.cacheTTLSeconds ? entry.result : nil
+        case .unavailable: nil
         }
-        return nil
+        if let failed = entry.failedAt, now.timeIntervalSince(failed) < configuration.failureBackoffSeconds {
+            return (usable ?? .unavailable(reason: "origin failed \(Int(now.timeIntervalSince(failed)))s ago"), true)
+        }
+        guard let usable else { return nil }
+        return (usable, age < configuration.cacheTTLSeconds)
     }
 
     /// The request URL: base URL + the template with each `{name}` replaced by the escaped param.
@@ -166,8 +185,10 @@ struct Origin: Equatable {
 /// A bounded map from URL to the last result, oldest evicted first.
 struct PreviewCache {
     struct Entry {
-        let result: PreviewResult
-        let storedAt: Date
+        var result: PreviewResult
+        var storedAt: Date
+        /// When the last fetch failed, if it did after `storedAt`.
+        var failedAt: Date?
     }
 
     let capacity: Int
@@ -178,11 +199,19 @@ struct PreviewCache {
 
     func entry(for url: String) -> Entry? { entries[url] }
 
+    /// Notes a failed fetch (keeping any result stored before it).
+    mutating func markFailed(_ url: String, at date: Date) {
+        if entries[url] == nil {
+            store(.unavailable(reason: "origin failed"), for: url, at: .distantPast)
+        }
+        entries[url]?.failedAt = date
+    }
+
     var count: Int { entries.count }
 
     mutating func store(_ result: PreviewResult, for url: String, at date: Date) {
         if entries[url] == nil { order.append(url) }
-        entries[url] = Entry(result: result, storedAt: date)
+        entries[url] = Entry(result: result, storedAt: date, failedAt: nil)
         while entries.count > capacity, !order.isEmpty {
             entries[order.removeFirst()] = nil
         }

@@ -11,7 +11,7 @@ import Yams
 /// - `dataDir` / `LINKD_DATA_DIR` — String — `./data`: SQLite database, master key, keys (dir mode 0700).
 /// - `manifests` / `LINKD_MANIFESTS` (comma-separated) — [String] — `[]`: app manifest files; empty means
 ///   the demo manifests `examples/*.yaml` relative to the working directory.
-/// - `linkCacheCapacity` — Int — `100000`: link records kept in memory.
+/// - `linkCacheCapacity` — Int — `20000`: link records kept in memory (about 0.6 KB each).
 /// - `maxTTLSeconds` — Int — `31536000` (365 days): the longest lifetime of a share link.
 /// - `defaultTTLSeconds` — Int — `2592000` (30 days): the lifetime when a request gives none.
 /// - `maxBodyBytes` — Int — `65536`: request body cap for JSON endpoints.
@@ -51,7 +51,7 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         port: Int = 8080,
         dataDir: String = "./data",
         manifests: [String] = [],
-        linkCacheCapacity: Int = 100_000,
+        linkCacheCapacity: Int = 20_000,
         maxTTLSeconds: Int = 365 * 86_400,
         defaultTTLSeconds: Int = 30 * 86_400,
         maxBodyBytes: Int = 65_536,

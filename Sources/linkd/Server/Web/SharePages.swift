@@ -13,6 +13,12 @@ struct SharePages: Sendable {
     let previewWait: Duration
     private let origins: [String: OriginClient]
     private let fetchSlots: FetchSlots
+    /// Landing pages as rendered, by token and client kind, for `renderedPageSeconds`: rendering (Mustache, HTML
+    /// escaping) costs far more than the rest of the request. Only the page is kept: the link's status is decided
+    /// afresh on every request, so a revocation still bites at once.
+    private let rendered = RenderedPages(capacity: 4096)
+    /// How long a rendered landing page is reused.
+    static let renderedPageSeconds: Double = 10
 
     /// What the origin said, as the share route needs it.
     enum PreviewVerdict: Sendable {
@@ -38,6 +44,8 @@ struct SharePages: Sendable {
     func landing(app manifest: AppManifest, token: String, target: ShareLinkTarget, title: String?, client: UserAgentKind) async
         -> (page: RenderedPage, deleted: Bool)
     {
+        let key = RenderedPages.Key(token: token, client: client)
+        if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
         var preview: Preview?
         switch await originPreview(app: manifest.app, params: target.params) {
         case .deleted: return (unavailable(app: manifest, gone: true), true)
@@ -53,7 +61,12 @@ struct SharePages: Sendable {
         let page = LandingPage(
             app: Self.pageInfo(manifest), shareURL: shareURL, openInAppURL: open,
             customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
-        return (renderer.landing(page, for: client), false)
+        let renderedPage = renderer.landing(page, for: client)
+        // A page made without the origin's preview (slow, down, busy) is not kept: the next visitor may get it.
+        if origins[manifest.app] == nil || originPreviewCached(app: manifest.app, params: target.params) {
+            rendered.store(renderedPage, for: key)
+        }
+        return (renderedPage, false)
     }
 
     /// The unavailable page: 410 when `gone`, else 404, with the same body for the same app. `app` is nil when the
@@ -71,6 +84,10 @@ struct SharePages: Sendable {
     }
 
     // MARK: Previews
+
+    private func originPreviewCached(app: String, params: [String: String]) -> Bool {
+        origins[app]?.cachedPreview(params: params)?.fresh == true
+    }
 
     private func originPreview(app: String, params: [String: String]) async -> PreviewVerdict {
         guard let client = origins[app] else { return .preview(nil) }
@@ -138,6 +155,34 @@ struct SharePages: Sendable {
         path.split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             .joined(separator: "/")
+    }
+}
+
+/// Rendered landing pages by token and client kind, each with the time it was made; bounded (starts over when full).
+final class RenderedPages: Sendable {
+    struct Key: Hashable, Sendable {
+        let token: String
+        let client: UserAgentKind
+    }
+
+    private let entries = Mutex<[Key: (made: ContinuousClock.Instant, page: RenderedPage)]>([:])
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// The page made for `key` less than `maxAge` seconds ago.
+    func page(for key: Key, maxAge: Double) -> RenderedPage? {
+        entries.withLock { entries in
+            guard let entry = entries[key], ContinuousClock.now - entry.made < .milliseconds(Int(maxAge * 1000)) else { return nil }
+            return entry.page
+        }
+    }
+
+    func store(_ page: RenderedPage, for key: Key) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = (ContinuousClock.now, page)
+        }
     }
 }
 
