@@ -24,10 +24,11 @@ serve: run
 demo: build
 	@scripts/demo.sh .build/release/linkd $(DATA_DIR)/cli
 
-## Build and run the whole test suite.
+## Build and run the whole test suite (starts a throwaway PostgreSQL on loopback for the store tests, stops it after).
 test: test-deps
+	scripts/test-postgres.sh start >/dev/null
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build; status=$$?; scripts/test-postgres.sh stop; exit $$status
 
 bench: deps
 	@scripts/bench.sh

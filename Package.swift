@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
@@ -75,11 +77,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Embedded storage on SQLite (GRDB): links, revocations, API keys, clicks, audit log.
+        // Storage behind one protocol: embedded SQLite (GRDB) or shared PostgreSQL (postgres-nio) with a change feed.
         .target(
             name: "LinkStore",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -122,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkStoreTests",
-            dependencies: ["LinkStore"],
+            dependencies: ["LinkStore", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,12 +1,43 @@
 import Foundation
 import LinkStore
+import LinkdTestSupport
 import Testing
 
-/// A fresh store on a real SQLite file in a temporary directory.
-private func makeStore(cacheCapacity: Int = 1000) throws -> (SQLiteLinkStore, String) {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkstore-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return (try SQLiteLinkStore(path: dir + "/linkd.sqlite", cacheCapacity: cacheCapacity), dir)
+/// The two implementations of `LinkStorage`; every behaviour test runs on both.
+enum Backend: String, CaseIterable, Sendable {
+    case sqlite, postgres
+}
+
+/// Where one test's store lives: a real SQLite file in a temporary directory, or a fresh database on the test
+/// PostgreSQL cluster. `open()` may be called again to reopen the same store.
+struct StoreLocation: Sendable {
+    let backend: Backend
+    let place: String
+
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        switch backend {
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkstore-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            place = dir + "/linkd.sqlite"
+        case .postgres:
+            place = try TestPostgres.shared().freshDatabase()
+        }
+    }
+
+    func open(cacheCapacity: Int = 1000) async throws -> any LinkStorage {
+        switch backend {
+        case .sqlite: try SQLiteLinkStore(path: place, cacheCapacity: cacheCapacity)
+        case .postgres: try await PostgresLinkStore.open(url: place, cacheCapacity: cacheCapacity, syncInterval: .milliseconds(200))
+        }
+    }
+}
+
+/// A fresh store of `backend` and its location (to reopen it).
+private func makeStore(_ backend: Backend) async throws -> (any LinkStorage, StoreLocation) {
+    let location = try StoreLocation(backend)
+    return (try await location.open(), location)
 }
 
 private func hexID(_ n: Int) -> String {
@@ -23,21 +54,21 @@ private func record(_ n: Int, owner: String? = "u1") -> LinkRecord {
 
 @Suite("LinkStore")
 struct LinkStoreTests {
-    @Test("links round-trip and survive reopening")
-    func roundTrip() async throws {
-        let (store, dir) = try makeStore()
+    @Test("links round-trip and survive reopening", arguments: Backend.allCases)
+    func roundTrip(backend: Backend) async throws {
+        let (store, location) = try await makeStore(backend)
         try await store.createLink(record(1))
         #expect(try await store.link(id: hexID(1)) == record(1))
         await #expect(throws: LinkStoreError.self) { try await store.createLink(record(1)) }
-        let reopened = try SQLiteLinkStore(path: dir + "/linkd.sqlite")
+        let reopened = try await location.open()
         #expect(try await reopened.link(id: hexID(1)) == record(1))
         #expect(try await reopened.link(id: hexID(2)) == nil)
         #expect(try await reopened.linkCount() == 1)
     }
 
-    @Test("revocation updates the record, the in-memory set, and is reloaded at open")
-    func revocation() async throws {
-        let (store, dir) = try makeStore()
+    @Test("revocation updates the record, the in-memory set, and is reloaded at open", arguments: Backend.allCases)
+    func revocation(backend: Backend) async throws {
+        let (store, location) = try await makeStore(backend)
         try await store.createLink(record(1))
         #expect(!store.isRevoked(linkID: hexID(1), generation: 1))
         let revoked = try await store.revokeLink(id: hexID(1))
@@ -46,14 +77,14 @@ struct LinkStoreTests {
         #expect(!store.isRevoked(linkID: hexID(1), generation: 2))
         #expect(try await store.link(id: hexID(1))?.status == .revoked)
         #expect(try await store.revokeLink(id: hexID(9)) == nil)
-        let reopened = try SQLiteLinkStore(path: dir + "/linkd.sqlite")
+        let reopened = try await location.open()
         #expect(reopened.isRevoked(linkID: hexID(1), generation: 1))
         #expect(reopened.revocations.count == 1)
     }
 
-    @Test("owner-wide revocation revokes only that owner's active links")
-    func ownerRevocation() async throws {
-        let (store, _) = try makeStore()
+    @Test("owner-wide revocation revokes only that owner's active links", arguments: Backend.allCases)
+    func ownerRevocation(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
         for n in 1...3 { try await store.createLink(record(n, owner: "alice")) }
         try await store.createLink(record(4, owner: "bob"))
         #expect(try await store.revokeLinks(app: "handz", owner: "alice") == 3)
@@ -64,9 +95,9 @@ struct LinkStoreTests {
         #expect(!store.isRevoked(linkID: hexID(4), generation: 1))
     }
 
-    @Test("clicks are batched and accumulate")
-    func clicks() async throws {
-        let (store, _) = try makeStore()
+    @Test("clicks are batched and accumulate", arguments: Backend.allCases)
+    func clicks(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
         try await store.createLink(record(1))
         let buffer = ClickBuffer()
         let t1 = Date(timeIntervalSince1970: 1_750_000_000)
@@ -82,9 +113,9 @@ struct LinkStoreTests {
         #expect(buffer.drain().isEmpty)
     }
 
-    @Test("API keys are found by hash and can be revoked")
-    func apiKeys() async throws {
-        let (store, _) = try makeStore()
+    @Test("API keys are found by hash and can be revoked", arguments: Backend.allCases)
+    func apiKeys(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
         let hash = Data(repeating: 7, count: 32)
         try await store.createAPIKey(APIKeyRecord(id: "k1", kind: .client, app: "handz", label: "ios", secretHash: hash, created: Date()))
         #expect(try await store.apiKey(secretHash: hash)?.app == "handz")
@@ -96,16 +127,20 @@ struct LinkStoreTests {
         #expect(try await store.apiKeys(kind: .admin).isEmpty)
     }
 
-    @Test("audit log is newest first; key records upsert")
-    func auditAndKeys() async throws {
-        let (store, _) = try makeStore()
+    @Test("audit log is newest first; key records upsert", arguments: Backend.allCases)
+    func auditAndKeys(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
         try await store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "key.rotate", detail: "handz"))
         try await store.appendAudit(AuditEntry(at: Date(), actor: "admin1", action: "link.revoke", detail: "x"))
         let log = try await store.auditLog(limit: 10)
         #expect(log.map(\.action) == ["link.revoke", "key.rotate"])
-        try await store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([1])))
-        try await store.saveKeyRecord(StoredKeyRecord(app: "handz", kid: 1, record: Data([2])))
-        #expect(try await store.keyRecords() == [StoredKeyRecord(app: "handz", kid: 1, record: Data([2]))])
+        try await store.saveKeyRecords([StoredKeyRecord(app: "handz", kid: 1, record: Data([1]))])
+        try await store.saveKeyRecords([
+            StoredKeyRecord(app: "handz", kid: 1, record: Data([2])), StoredKeyRecord(app: "coin", kid: 1, record: Data([3])),
+        ])
+        #expect(try await store.keyRecords() == [
+            StoredKeyRecord(app: "coin", kid: 1, record: Data([3])), StoredKeyRecord(app: "handz", kid: 1, record: Data([2])),
+        ])
     }
 
     @Test("the link cache stays bounded and keeps recently used records")

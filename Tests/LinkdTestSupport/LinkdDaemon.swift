@@ -55,7 +55,7 @@ public final class LinkdDaemon: @unchecked Sendable {
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDir] + arguments
         process.currentDirectoryURL = LinkdProcess.repositoryRoot
         var env = ProcessInfo.processInfo.environment
-        for name in ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY"] { env[name] = nil }
+        for name in ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY", "LINKD_DATABASE_URL"] { env[name] = nil }
         for (name, value) in environment { env[name] = value.isEmpty ? nil : value }
         env["LINKD_LOG_LEVEL"] = env["LINKD_LOG_LEVEL"] ?? "warning"
         process.environment = env

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("API: admin — key rotation, owner revocation, API keys, audit")
 struct AdminTests {
-    @Test("rotation under traffic: old tokens keep resolving until retired, new ones carry the new kid")
-    func rotationUnderTraffic() async throws {
-        try await withAPI { api in
+    @Test("rotation under traffic: old tokens keep resolving until retired, new ones carry the new kid", arguments: StoreBackend.allCases)
+    func rotationUnderTraffic(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
             let key = try await api.clientKey(app: "handz")
             let before = try await api.createHandzLink(key: key)
             let oldToken = try #require(before["token"] as? String)
@@ -69,9 +69,9 @@ struct AdminTests {
         }
     }
 
-    @Test("revoking every link of an owner leaves other owners' links alone")
-    func ownerRevocation() async throws {
-        try await withAPI { api in
+    @Test("revoking every link of an owner leaves other owners' links alone", arguments: StoreBackend.allCases)
+    func ownerRevocation(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
             let key = try await api.clientKey(app: "handz")
             var tokens: [String] = []
             for _ in 0..<3 { tokens.append(try #require(try await api.createHandzLink(key: key, owner: "alice")["token"] as? String)) }
@@ -92,9 +92,9 @@ struct AdminTests {
         }
     }
 
-    @Test("API keys: created once with their secret, listed without it, revoked keys stop working")
-    func apiKeys() async throws {
-        try await withAPI { api in
+    @Test("API keys: created once with their secret, listed without it, revoked keys stop working", arguments: StoreBackend.allCases)
+    func apiKeys(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
             let created = try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "client", "app": "ordentus", "label": "ordentus ios"])
             #expect(created.status == 201)
             let secret = try #require(created.string("key"))

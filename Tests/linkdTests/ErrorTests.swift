@@ -6,9 +6,9 @@ import Testing
 
 @Suite("API: authentication failures, error codes, size caps, rate limits")
 struct ErrorTests {
-    @Test("every authentication failure answers 401/403 with a code; failures are rate limited")
-    func authFailures() async throws {
-        try await withAPI({ $0.authFailuresPerMinute = 6 }) { api in
+    @Test("every authentication failure answers 401/403 with a code; failures are rate limited", arguments: StoreBackend.allCases)
+    func authFailures(backend: StoreBackend) async throws {
+        try await withAPI(on: backend, { $0.authFailuresPerMinute = 6 }) { api in
             let handz = try await api.clientKey(app: "handz")
             let ordentus = try await api.clientKey(app: "ordentus")
             let id = try #require(try await api.createHandzLink(key: handz)["id"] as? String)
@@ -35,9 +35,9 @@ struct ErrorTests {
         }
     }
 
-    @Test("bad requests: 400, 404, 409, 413, 415, 422 with machine codes")
-    func errorCodes() async throws {
-        try await withAPI({ $0.maxBodyBytes = 2048 }) { api in
+    @Test("bad requests: 400, 404, 409, 413, 415, 422 with machine codes", arguments: StoreBackend.allCases)
+    func errorCodes(backend: StoreBackend) async throws {
+        try await withAPI(on: backend, { $0.maxBodyBytes = 2048 }) { api in
             let key = try await api.clientKey(app: "handz")
             func create(_ body: [String: Any]) async throws -> Reply { try await api.call(.post, "/v1/links", key: key, json: body) }
             let flow = ["flowId": UUID().uuidString.lowercased()]
@@ -105,7 +105,8 @@ struct ErrorTests {
 
     @Test("resolve and share paths are rate limited per client address")
     func rateLimit() async throws {
-        try await withAPI({ $0.rateLimitPerSecond = 1; $0.rateLimitBurst = 5 }) { api in
+        // A slow refill (one request per 100 s), so that a busy machine cannot refill the bucket mid-test.
+        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 5 }) { api in
             var statuses: [Int] = []
             for _ in 0..<8 { statuses.append(try await api.call(.get, "/v1/resolve?url=handz://library&state=free").status) }
             #expect(statuses.prefix(5).allSatisfy { $0 == 200 })

@@ -9,9 +9,9 @@ import TokenSigning
 
 @Suite("API: share-link life cycle")
 struct LinkLifecycleTests {
-    @Test("create → resolve → share path → inspect → revoke → resolve is unavailable → share path 410")
-    func lifecycle() async throws {
-        try await withAPI { api in
+    @Test("create → resolve → share path → inspect → revoke → resolve is unavailable → share path 410", arguments: StoreBackend.allCases)
+    func lifecycle(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
             let key = try await api.clientKey(app: "handz")
             let link = try await api.createHandzLink(key: key)
             let id = try #require(link["id"] as? String)
@@ -63,9 +63,9 @@ struct LinkLifecycleTests {
         }
     }
 
-    @Test("a forged, truncated or foreign token is unknown: 404 on the share path, unknown in resolutions")
-    func unknownTokens() async throws {
-        try await withAPI { api in
+    @Test("a forged, truncated or foreign token is unknown: 404 on the share path, unknown in resolutions", arguments: StoreBackend.allCases)
+    func unknownTokens(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
             let key = try await api.clientKey(app: "handz")
             let token = try #require(try await api.createHandzLink(key: key)["token"] as? String)
             var forged = Array(token)

@@ -45,10 +45,10 @@ struct OpenAPITests {
         var statuses: [String: Set<Int>] { lock.withLock { seenStatuses } }
     }
 
-    @Test("every documented operation answers as documented")
-    func documentMatchesServer() async throws {
+    @Test("every documented operation answers as documented", arguments: StoreBackend.allCases)
+    func documentMatchesServer(backend: StoreBackend) async throws {
         let document = try OpenAPIDocument()
-        try await withAPI { api in
+        try await withAPI(on: backend) { api in
             let check = Checker(api: api, document: document)
             let admin = api.adminKey
 
@@ -170,7 +170,7 @@ struct OpenAPITests {
     @Test("rate-limited answers are documented, with Retry-After")
     func rateLimitedAnswers() async throws {
         let document = try OpenAPIDocument()
-        try await withAPI({ $0.rateLimitPerSecond = 1; $0.rateLimitBurst = 1; $0.authFailuresPerMinute = 1 }) { api in
+        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 1; $0.authFailuresPerMinute = 1 }) { api in
             let check = Checker(api: api, document: document)
             _ = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
             let limited = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")

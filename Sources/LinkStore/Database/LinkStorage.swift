@@ -3,8 +3,8 @@ import Foundation
 /// What linkd needs from a store, whatever the database behind it.
 ///
 /// Hot-path reads (`cachedLink`, `isRevoked`, `revocations`) answer from memory; everything else may touch the
-/// database and is `async`. Key records are synchronous because TokenSigning's `KeyringStore` is: they are read
-/// at start and written by rare admin actions.
+/// database and is `async`. Two implementations: `SQLiteLinkStore` (embedded, one process) and
+/// `PostgresLinkStore` (shared by many instances, which learn of each other's changes through `synchronize`).
 public protocol LinkStorage: AnyObject, Sendable {
     /// Revoked (link id, generation) pairs, kept current by every revocation.
     var revocations: RevocationSet { get }
@@ -42,14 +42,27 @@ public protocol LinkStorage: AnyObject, Sendable {
     func apiKeys(kind: APIKeyKind) async throws -> [APIKeyRecord]
 
     /// Every stored signing-key record.
-    func keyRecords() throws -> [StoredKeyRecord]
-    /// Inserts or replaces a signing-key record.
-    func saveKeyRecord(_ record: StoredKeyRecord) throws
+    func keyRecords() async throws -> [StoredKeyRecord]
+    /// Inserts or replaces signing-key records, all or none; other instances learn of it through the change feed.
+    func saveKeyRecords(_ records: [StoredKeyRecord]) async throws
+    /// Runs `body` holding the store-wide key lock, so that two instances never change keys at once
+    /// (PostgreSQL: an advisory lock; SQLite: one process, so only this process's own lock).
+    func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
 
     /// Appends an audit entry.
     func appendAudit(_ entry: AuditEntry) async throws
     /// The newest audit entries, newest first.
     func auditLog(limit: Int) async throws -> [AuditEntry]
+
+    /// The longest time a change made on another instance takes to be in force here while the database answers
+    /// (zero for a store no other instance shares).
+    var propagationBound: Duration { get }
+    /// Keeps this instance current with changes made by other instances (revocations, signing keys) until the
+    /// task is cancelled; calls `onKeysChanged` after another instance changed signing keys. Returns at once for
+    /// a store no other instance shares.
+    func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws
+    /// Releases connections; the store answers no more calls after it.
+    func close() async
 }
 
 extension LinkStorage {

@@ -2,7 +2,7 @@
 public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
     /// The machine code of a store error.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String { case notFound, conflict, storage }
+        private enum Value: String { case notFound, conflict, storage, configuration }
         private let value: Value
         private init(_ value: Value) { self.value = value }
         /// No such record.
@@ -11,6 +11,8 @@ public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
         public static let conflict = Code(.conflict)
         /// The database failed.
         public static let storage = Code(.storage)
+        /// The store's configuration is wrong (a bad database URL).
+        public static let configuration = Code(.configuration)
         public var description: String { value.rawValue }
     }
 

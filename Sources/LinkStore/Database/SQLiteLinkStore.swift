@@ -11,6 +11,7 @@ public final class SQLiteLinkStore: LinkStorage {
     /// Revoked (link id, generation) pairs, loaded at open and updated on every revocation.
     public let revocations = RevocationSet()
     private let cache: LinkCache
+    private let keyLock = AsyncLock()
 
     /// Opens (creating and migrating if needed) the store at `path`.
     /// - Parameters:
@@ -201,14 +202,32 @@ public final class SQLiteLinkStore: LinkStorage {
     // MARK: Key records
 
     /// Every stored signing-key record.
-    public func keyRecords() throws -> [StoredKeyRecord] {
-        try readNow { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
+    public func keyRecords() async throws -> [StoredKeyRecord] {
+        try await read { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
     }
 
-    /// Inserts or replaces a signing-key record.
-    public func saveKeyRecord(_ record: StoredKeyRecord) throws {
-        try writeNow { db in try record.save(db) }
+    /// Inserts or replaces signing-key records in one transaction.
+    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
+        try await write { db in
+            for record in records { try record.save(db) }
+        }
     }
+
+    /// Runs `body` under this process's key lock (no other process shares the file).
+    public func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await keyLock.run(body)
+    }
+
+    // MARK: Other instances
+
+    /// Zero: no other instance shares an embedded store.
+    public var propagationBound: Duration { .zero }
+
+    /// Nothing to follow: returns at once.
+    public func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws {}
+
+    /// Nothing to release: GRDB closes the pool with the store.
+    public func close() async {}
 
     // MARK: Audit log
 
@@ -239,17 +258,10 @@ public final class SQLiteLinkStore: LinkStorage {
         }
     }
 
-    /// Blocking read, for `init` and the keyring's synchronous store protocol only.
+    /// Blocking read, for `init` only.
     private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try pool.read(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "read failed: \(error)")
-        }
-    }
-
-    /// Blocking write, for the keyring's synchronous store protocol only (rare admin actions).
-    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try pool.write(body) } catch let error as LinkStoreError { throw error } catch {
-            throw LinkStoreError(.storage, "write failed: \(error)")
         }
     }
 }

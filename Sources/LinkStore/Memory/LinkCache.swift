@@ -36,6 +36,14 @@ public final class LinkCache: Sendable {
         }
     }
 
+    /// Drops one record (another instance changed it).
+    public func remove(_ id: String) {
+        generations.withLock { state in
+            state.current.removeValue(forKey: id)
+            state.previous.removeValue(forKey: id)
+        }
+    }
+
     /// Drops every record (after a bulk update).
     public func removeAll() {
         generations.withLock { $0 = Generations() }

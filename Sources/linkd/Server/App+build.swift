@@ -25,8 +25,14 @@ func buildServer(
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
 
     try DataDirectory.prepare(configuration.dataDir)
-    let store = try SQLiteLinkStore(path: configuration.dataDir + "/linkd.sqlite", cacheCapacity: configuration.linkCacheCapacity)
-    let bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
+    let store = try await openStore(configuration, logger: logger)
+    let bootstrap: ServerBootstrap
+    do {
+        bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
+    } catch {
+        await store.close()
+        throw error
+    }
     let metrics = ServerMetrics()
     metrics.setRevocationSetSize(store.revocations.count)
     let clicks = ClickBuffer()
@@ -44,7 +50,7 @@ func buildServer(
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     ResolveRoutes(links: links, limiter: limiter).register(on: router)
     AdminRoutes(
-        store: store, keyring: bootstrap.keyring, router: bootstrap.router, auth: auth, metrics: metrics,
+        store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
         maxBodyBytes: configuration.maxBodyBytes
     ).register(on: router)
     let pages: SharePages
@@ -68,11 +74,28 @@ func buildServer(
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "linkd"),
-        services: [flusher],
+        // The sync service closes the store; listed first, it is shut down after the flusher's last flush.
+        services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
     return LinkdServer(application: application, initialAdminKey: bootstrap.initialAdminKey)
+}
+
+/// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory.
+func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any LinkStorage {
+    guard let url = configuration.database else {
+        return try SQLiteLinkStore(path: configuration.dataDir + "/linkd.sqlite", cacheCapacity: configuration.linkCacheCapacity)
+    }
+    do {
+        let store = try await PostgresLinkStore.open(
+            url: url, cacheCapacity: configuration.linkCacheCapacity,
+            syncInterval: .milliseconds(Int(configuration.syncIntervalSeconds * 1000)), logger: logger)
+        logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
+        return store
+    } catch let error as LinkStoreError {
+        throw ConfigurationError(message: error.code == .configuration ? error.message : "the database: \(error.message)")
+    }
 }
 
 /// The data directory: created with mode 0700 when missing. Files linkd creates in it are 0600 (umask 077).

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LinkStore
 import LinkdTestSupport
 import NIOCore
 
@@ -88,14 +89,45 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Starts a server on the demo manifests in a fresh data directory and runs `body` against it.
+/// The two stores; the API tests that touch the store run on both.
+enum StoreBackend: String, CaseIterable, Sendable {
+    case sqlite, postgres
+
+    /// A fresh place for a store: a SQLite file path, or the URL of a new database on the test cluster.
+    func freshPlace() throws -> String {
+        switch self {
+        case .sqlite:
+            let dir = temporaryDataDir()
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            return dir + "/linkd.sqlite"
+        case .postgres:
+            return try TestPostgres.shared().freshDatabase()
+        }
+    }
+
+    /// Opens the store at `place`.
+    func open(_ place: String) async throws -> any LinkStorage {
+        switch self {
+        case .sqlite: try SQLiteLinkStore(path: place)
+        case .postgres: try await PostgresLinkStore.open(url: place, syncInterval: .milliseconds(200))
+        }
+    }
+}
+
+/// Starts a server on the demo manifests in a fresh data directory (and, for `.postgres`, a fresh database) and
+/// runs `body` against it.
 func withAPI(
+    on backend: StoreBackend = .sqlite,
     _ adjust: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (API) async throws -> Void
 ) async throws {
     var configuration = ServerConfiguration(
         port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning",
         templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
+    if backend == .postgres {
+        configuration.database = try backend.freshPlace()
+        configuration.syncIntervalSeconds = 0.2
+    }
     adjust(&configuration)
     let server = try await buildServer(configuration: configuration, environment: [:])
     guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }

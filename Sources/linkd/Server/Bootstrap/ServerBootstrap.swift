@@ -9,8 +9,10 @@ import TokenSigning
 struct ServerBootstrap: Sendable {
     /// The compiled manifests.
     let router: Router
-    /// The signing keys, sealed in the store under the master key.
-    let keyring: Keyring
+    /// The signing keys, sealed in the store under the master key, and their administration.
+    let keys: KeyAdministration
+    /// The keyring of `keys`.
+    var keyring: Keyring { keys.keyring }
     /// The admin key made on this (first) start, to print once; nil when an admin key already existed.
     let initialAdminKey: String?
 
@@ -25,21 +27,30 @@ struct ServerBootstrap: Sendable {
         } catch let error as TokenError {
             throw ConfigurationError(message: error.message)
         }
-        let keyring = try Keyring(store: SQLiteKeyringStore(store: store), masterKey: masterKey)
-        for app in router.appIDs {
-            for suite in TokenSuite.allCases where !keyring.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
-                let key = try keyring.generate(app: app, suite: suite)
-                logger.notice("generated a signing key", metadata: ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
+        let keys = try await KeyAdministration.open(store: store, masterKey: masterKey, logger: logger)
+        // Under the store's key lock: instances starting together on an empty shared store make one set of keys
+        // and one admin key between them.
+        let initialAdminKey = try await store.withKeyLock { () -> String? in
+            let made = try await keys.changeHoldingLock { keyring -> [KeyInfo] in
+                var made: [KeyInfo] = []
+                for app in router.appIDs {
+                    for suite in TokenSuite.allCases
+                    where !keyring.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
+                        made.append(try keyring.generate(app: app, suite: suite))
+                    }
+                }
+                return made
             }
-        }
-        var initialAdminKey: String?
-        if try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) {
+            for key in made {
+                logger.notice("generated a signing key", metadata: ["app": "\(key.app)", "suite": "\(key.suite.name)", "kid": "\(key.kid)"])
+            }
+            guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return nil }
             let (record, secret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "initial admin key")
             try await store.createAPIKey(record)
             try await store.appendAudit(AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
-            initialAdminKey = secret
+            return secret
         }
-        return ServerBootstrap(router: router, keyring: keyring, initialAdminKey: initialAdminKey)
+        return ServerBootstrap(router: router, keys: keys, initialAdminKey: initialAdminKey)
     }
 
     /// The router of the configured manifests (the demo manifests when none are configured); every manifest

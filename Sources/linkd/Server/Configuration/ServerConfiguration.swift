@@ -1,4 +1,5 @@
 import Foundation
+import LinkStore
 import Logging
 import TokenSigning
 import Yams
@@ -24,6 +25,11 @@ import Yams
 /// - `appTemplates` — {app: directory} — `{}`: per-app template directories (a missing template falls back).
 /// - `previewWaitMilliseconds` — Int — `300`: longest wait for an origin preview before the page goes without.
 /// - `maxOriginFetches` — Int — `32`: origin fetches in flight at once; past it pages go without a fresh preview.
+/// - `database` / `LINKD_DATABASE_URL` — String — none: a `postgres://user:password@host:5432/db?sslmode=…` URL
+///   makes PostgreSQL the store, shared by every instance given the same URL (and the same master key);
+///   without it the store is SQLite in `dataDir`.
+/// - `syncIntervalSeconds` — Double — `2`: how often an instance on a shared store polls the change feed besides
+///   LISTEN/NOTIFY; a revocation or key change made elsewhere is in force here within this plus 1 s.
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 struct ServerConfiguration: Sendable, Equatable, Decodable {
@@ -44,6 +50,8 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
     var appTemplates: [String: String]
     var previewWaitMilliseconds: Int
     var maxOriginFetches: Int
+    var database: String?
+    var syncIntervalSeconds: Double
 
     /// Creates a configuration; every parameter has the embedded default.
     init(
@@ -63,7 +71,9 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         templatesDir: String = "templates",
         appTemplates: [String: String] = [:],
         previewWaitMilliseconds: Int = 300,
-        maxOriginFetches: Int = 32
+        maxOriginFetches: Int = 32,
+        database: String? = nil,
+        syncIntervalSeconds: Double = 2
     ) {
         self.host = host
         self.port = port
@@ -82,12 +92,14 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         self.appTemplates = appTemplates
         self.previewWaitMilliseconds = previewWaitMilliseconds
         self.maxOriginFetches = maxOriginFetches
+        self.database = database
+        self.syncIntervalSeconds = syncIntervalSeconds
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
             clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
-            previewWaitMilliseconds, maxOriginFetches
+            previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds
     }
 
     /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
@@ -111,6 +123,8 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         appTemplates = try c.decodeIfPresent([String: String].self, forKey: .appTemplates) ?? defaults.appTemplates
         previewWaitMilliseconds = try c.decodeIfPresent(Int.self, forKey: .previewWaitMilliseconds) ?? defaults.previewWaitMilliseconds
         maxOriginFetches = try c.decodeIfPresent(Int.self, forKey: .maxOriginFetches) ?? defaults.maxOriginFetches
+        database = try c.decodeIfPresent(String.self, forKey: .database) ?? defaults.database
+        syncIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .syncIntervalSeconds) ?? defaults.syncIntervalSeconds
     }
 }
 
@@ -145,6 +159,7 @@ extension ServerConfiguration {
             configuration.manifests = ManifestPaths.split(value)
         }
         if let value = environment["LINKD_LOG_LEVEL"], !value.isEmpty { configuration.logLevel = value }
+        if let value = environment["LINKD_DATABASE_URL"], !value.isEmpty { configuration.database = value }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -203,6 +218,14 @@ extension ServerConfiguration {
             throw ConfigurationError(message: "previewWaitMilliseconds must be 1–10000")
         }
         guard (1...1024).contains(maxOriginFetches) else { throw ConfigurationError(message: "maxOriginFetches must be 1–1024") }
+        guard (0.05...60).contains(syncIntervalSeconds) else {
+            throw ConfigurationError(message: "syncIntervalSeconds must be 0.05–60")
+        }
+        if let database {
+            do { _ = try PostgresLocation(url: database) } catch let error as LinkStoreError {
+                throw ConfigurationError(message: error.message)
+            }
+        }
         guard authFailuresPerMinute > 0 else { throw ConfigurationError(message: "authFailuresPerMinute must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")

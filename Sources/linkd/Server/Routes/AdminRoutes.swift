@@ -7,14 +7,15 @@ import TokenSigning
 
 /// The admin API (admin key only; every change is written to the audit log):
 /// - `GET /v1/admin/keys[?app=]` lists signing keys (never their secrets);
-/// - `POST /v1/admin/keys/{app}/rotate` `{suite?}` makes a new active key, the old one verify-only;
+/// - `POST /v1/admin/keys/{app}/rotate` `{suite?}` makes a new active key, the old one verify-only (on a shared
+///   store the new key is first written pending and activated once every instance knows it);
 /// - `POST /v1/admin/keys/{app}/{kid}/retire` stops a key verifying (refused for an active key: rotate first);
 /// - `POST /v1/admin/revocations` `{app, owner}` revokes every active link of an owner;
 /// - `POST|GET /v1/admin/api-keys`, `DELETE /v1/admin/api-keys/{id}`: client and admin keys (secret shown once);
 /// - `GET /v1/admin/audit[?limit=]`: the newest audit entries.
 struct AdminRoutes: Sendable {
     let store: any LinkStorage
-    let keyring: Keyring
+    let keys: KeyAdministration
     let router: LinkRouter.Router
     let auth: APIKeyAuthenticator
     let metrics: ServerMetrics
@@ -85,7 +86,7 @@ struct AdminRoutes: Sendable {
             _ = try await auth.admin(request, client: context.clientAddress)
             let app = request.uri.queryParameters.get("app")
             if let app { try requireApp(app) }
-            return try JSONBody.response(KeyList(keys: keyring.keys(app: app).map(KeyView.init)))
+            return try JSONBody.response(KeyList(keys: keys.keyring.keys(app: app).map(KeyView.init)))
         }
         admin.post("keys/{app}/rotate") { request, context in
             let caller = try await auth.admin(request, client: context.clientAddress)
@@ -95,7 +96,7 @@ struct AdminRoutes: Sendable {
             guard let suite = TokenSuite(name: body.suite ?? "hmac-sha256") else {
                 throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
             }
-            let key = try keyOperation { try keyring.rotate(app: app, suite: suite) }
+            let key = try await keyOperation { try await keys.rotate(app: app, suite: suite) }
             try await audit(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
             return try JSONBody.response(KeyView(key))
         }
@@ -104,14 +105,14 @@ struct AdminRoutes: Sendable {
             let app = try context.parameters.require("app")
             try requireApp(app)
             guard let kid = context.parameters.get("kid").flatMap(UInt32.init),
-                  let key = keyring.keys(app: app).first(where: { $0.kid == kid })
+                  let key = keys.keyring.keys(app: app).first(where: { $0.kid == kid })
             else { throw APIError(.notFound, .notFound, "no such key of \(app)") }
             guard key.state != .active else {
                 throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
             }
-            try keyOperation { try keyring.retire(app: app, keyID: kid) }
+            try await keyOperation { try await keys.change { try $0.retire(app: app, keyID: kid) } }
             try await audit(caller, "key.retire", "\(app) kid \(kid)")
-            guard let retired = keyring.keys(app: app).first(where: { $0.kid == kid }) else {
+            guard let retired = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
                 throw APIError(.notFound, .notFound, "no such key of \(app)")
             }
             return try JSONBody.response(KeyView(retired))
@@ -190,9 +191,11 @@ struct AdminRoutes: Sendable {
     }
 
     @discardableResult
-    private func keyOperation<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as TokenError {
+    private func keyOperation<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as TokenError {
             throw APIError(.serviceUnavailable, .storeUnavailable, "the key operation failed: \(error.message)")
+        } catch is LinkStoreError {
+            throw APIError(.serviceUnavailable, .storeUnavailable, "the store failed; the keys are unchanged; retry later")
         }
     }
 

@@ -1,0 +1,65 @@
+import Logging
+import PostgresNIO
+
+/// The versioned schema of the PostgreSQL store: the tables of the SQLite store (`Migrations`) in PostgreSQL's
+/// dialect, plus the change feed (`change_counter`, `changes`) through which instances learn of each other's
+/// revocations and key changes. Add a migration; never edit a shipped one.
+enum PostgresMigrations {
+    /// Migrations in order: a name and its statements (one statement per string: the extended protocol runs one).
+    static let all: [(String, [String])] = [
+        ("v1", [
+            """
+            CREATE TABLE links (id text PRIMARY KEY, app text NOT NULL, route text NOT NULL, params text NOT NULL,
+              owner text, title text, created timestamptz NOT NULL, expires timestamptz NOT NULL,
+              generation bigint NOT NULL, status text NOT NULL)
+            """,
+            "CREATE INDEX links_owner ON links (app, owner)",
+            """
+            CREATE TABLE revocations (linkid text NOT NULL, generation bigint NOT NULL, revokedat timestamptz NOT NULL,
+              PRIMARY KEY (linkid, generation))
+            """,
+            "CREATE TABLE key_records (app text NOT NULL, kid bigint NOT NULL, record bytea NOT NULL, PRIMARY KEY (app, kid))",
+            """
+            CREATE TABLE api_keys (id text PRIMARY KEY, kind text NOT NULL, app text, label text NOT NULL,
+              secrethash bytea NOT NULL UNIQUE, created timestamptz NOT NULL, revoked timestamptz)
+            """,
+            "CREATE TABLE clicks (linkid text PRIMARY KEY, count bigint NOT NULL, lastopened timestamptz)",
+            """
+            CREATE TABLE audit_log (seq bigserial PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL,
+              action text NOT NULL, detail text NOT NULL)
+            """,
+            // One row; every change takes the next version under its row lock, so versions commit in order.
+            "CREATE TABLE change_counter (id int PRIMARY KEY, version bigint NOT NULL)",
+            "INSERT INTO change_counter (id, version) VALUES (1, 0)",
+            """
+            CREATE TABLE changes (version bigint NOT NULL, kind text NOT NULL, app text NOT NULL, subject text NOT NULL,
+              generation bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX changes_version ON changes (version)",
+        ]),
+    ]
+
+    /// The advisory lock that serializes migrations of concurrently starting instances.
+    static let lockID: Int64 = 0x6C69_6E6B_6400_0001
+
+    /// Applies every migration not yet applied, in one transaction per start.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockID))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS linkd_migrations (name text PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())",
+                logger: logger)
+            var applied: Set<String> = []
+            for try await name in try await connection.query("SELECT name FROM linkd_migrations", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for (name, statements) in all where !applied.contains(name) {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO linkd_migrations (name) VALUES (\(name))", logger: logger)
+                logger.notice("applied a database migration", metadata: ["migration": "\(name)"])
+            }
+        }
+    }
+}

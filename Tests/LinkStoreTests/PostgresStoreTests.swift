@@ -1,0 +1,150 @@
+import Foundation
+import LinkStore
+import LinkdTestSupport
+import Synchronization
+import Testing
+
+private func link(_ n: Int, owner: String = "u1") -> LinkRecord {
+    LinkRecord(
+        id: String(format: "%032x", n), app: "handz", route: "Library/FlowDetail", params: ["flowId": "f\(n)"], owner: owner,
+        title: nil, created: Date(timeIntervalSince1970: 1_700_000_000), expires: Date(timeIntervalSince1970: 1_800_000_000))
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; true when it held.
+private func eventually(within seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
+
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    @Test("database URLs: what is accepted, and what is refused with a reason")
+    func locations() throws {
+        let full = try PostgresLocation(url: "postgres://app:s%40cret@db.internal:6543/links?sslmode=require")
+        #expect(full.host == "db.internal" && full.port == 6543 && full.username == "app" && full.password == "s@cret")
+        #expect(full.database == "links" && full.tls == .require)
+        #expect(!full.description.contains("cret"))
+        let short = try PostgresLocation(url: "postgresql://linkd@localhost")
+        #expect(short.port == 5432 && short.database == "linkd" && short.tls == .prefer && short.password == nil)
+        for bad in ["mysql://u@h/db", "postgres://h/db", "postgres://u@/db", "postgres://u@h/a/b", "postgres://u@h/db?sslmode=maybe",
+                    "postgres://u@h/db?pool=3", "postgres://u@h/" + String(repeating: "x", count: 3000)] {
+            #expect(throws: LinkStoreError.self, "\(bad.prefix(40))") { try PostgresLocation(url: bad) }
+        }
+    }
+
+    @Test("instances starting together on an empty database migrate it once")
+    func concurrentMigration() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let stores = try await withThrowingTaskGroup(of: PostgresLinkStore.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresLinkStore.open(url: url) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 4)
+        try await stores[0].createLink(link(1))
+        #expect(try await stores[3].link(id: link(1).id) == link(1))
+        #expect(try TestPostgres.shared().psql("SELECT count(*) FROM linkd_migrations", database: String(url.split(separator: "/").last!.split(separator: "?")[0])) == "1")
+        for store in stores { await store.close() }
+    }
+
+    @Test("a revocation, an owner-wide revocation and a key change on one instance reach another through the feed")
+    func changeFeed() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let a = try await PostgresLinkStore.open(url: url, syncInterval: .seconds(30))
+        let b = try await PostgresLinkStore.open(url: url, syncInterval: .seconds(30))
+        let keyChanges = Mutex(0)
+        let following = Task { try await b.synchronize { keyChanges.withLock { $0 += 1 } } }
+        defer { following.cancel() }
+        // The listener's first full reload reports keys once; wait for it so later counts are the feed's.
+        #expect(await eventually(within: 5) { keyChanges.withLock { $0 } >= 1 })
+        let startCount = keyChanges.withLock { $0 }
+
+        for n in 1...3 { try await a.createLink(link(n, owner: n == 3 ? "bob" : "alice")) }
+        #expect(try await b.link(id: link(1).id)?.status == .active)  // now cached on b
+        try await a.revokeLink(id: link(1).id)
+        // The poll is 30 s away: only the notification can make this pass in time.
+        #expect(await eventually(within: 2) { b.isRevoked(linkID: link(1).id, generation: 1) })
+        #expect(b.cachedLink(id: link(1).id) == nil)
+        #expect(try await b.link(id: link(1).id)?.status == .revoked)
+
+        #expect(try await a.revokeLinks(app: "handz", owner: "bob") == 1)
+        #expect(await eventually(within: 2) { b.isRevoked(linkID: link(3).id, generation: 1) })
+        #expect(!b.isRevoked(linkID: link(2).id, generation: 1))
+
+        try await a.saveKeyRecords([StoredKeyRecord(app: "handz", kid: 7, record: Data([1]))])
+        #expect(await eventually(within: 2) { keyChanges.withLock { $0 } > startCount })
+        #expect(try await b.keyRecords().map(\.kid) == [7])
+        await a.close()
+        await b.close()
+    }
+
+    @Test("the poll finds what no notification announced")
+    func pollSafetyNet() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let a = try await PostgresLinkStore.open(url: url)
+        let b = try await PostgresLinkStore.open(url: url, syncInterval: .milliseconds(300))
+        try await a.createLink(link(1))
+        let following = Task { try await b.synchronize {} }
+        defer { following.cancel() }
+        try await Task.sleep(for: .milliseconds(500))
+        // A change written the way an instance would, but without the NOTIFY: only the poll can see it.
+        let database = String(url.split(separator: "/").last!.split(separator: "?")[0])
+        try TestPostgres.shared().psql("""
+            BEGIN; UPDATE links SET status = 'revoked' WHERE id = '\(link(1).id)';
+            INSERT INTO revocations VALUES ('\(link(1).id)', 1, now());
+            UPDATE change_counter SET version = version + 1;
+            INSERT INTO changes (version, kind, app, subject, generation)
+              SELECT version, 'revocation', 'handz', '\(link(1).id)', 1 FROM change_counter; COMMIT;
+            """, database: database)
+        #expect(await eventually(within: 3) { b.isRevoked(linkID: link(1).id, generation: 1) })
+        await a.close()
+        await b.close()
+    }
+
+    @Test("click counts from many instances add up exactly")
+    func clicksAddUp() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let stores = [try await PostgresLinkStore.open(url: url), try await PostgresLinkStore.open(url: url)]
+        try await stores[0].createLink(link(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<40 {
+                let store = stores[round % 2]
+                group.addTask {
+                    try await store.addClicks([link(1).id: LinkClicks(count: round + 1, lastOpened: Date(timeIntervalSince1970: 1_750_000_000 + Double(round)))])
+                }
+            }
+            try await group.waitForAll()
+        }
+        let clicks = try await stores[1].clicks(linkID: link(1).id)
+        #expect(clicks.count == (1...40).reduce(0, +))
+        #expect(clicks.lastOpened == Date(timeIntervalSince1970: 1_750_000_039))
+        for store in stores { await store.close() }
+    }
+
+    @Test("with the database down calls fail fast with a storage error, and the store reconnects by itself")
+    func databaseDown() async throws {
+        let cluster = TestPostgres(port: 55441)
+        try cluster.start()
+        let url = try cluster.freshDatabase()
+        let store = try await PostgresLinkStore.open(url: url, operationTimeout: .seconds(2))
+        try await store.createLink(link(1))
+        _ = try await store.link(id: link(1).id)
+        try cluster.stop()
+        let started = ContinuousClock.now
+        await #expect(throws: LinkStoreError.self) { try await store.createLink(link(2)) }
+        await #expect(throws: LinkStoreError.self) { try await store.ping() }
+        #expect(ContinuousClock.now - started < .seconds(6))
+        // What memory holds goes on.
+        #expect(store.cachedLink(id: link(1).id) != nil)
+        try cluster.start()
+        let back = await eventually(within: 20) { (try? await store.ping()) != nil }
+        #expect(back)
+        try await store.createLink(link(2))
+        #expect(try await store.linkCount() == 2)
+        await store.close()
+        try cluster.stop()
+    }
+}
