@@ -11,18 +11,26 @@ public enum ParamType: String, Sendable, CaseIterable, Codable {
 
     /// Whether `value` is valid for the type.
     public func accepts(_ value: Substring) -> Bool {
-        let bytes = value.utf8
+        if let result = value.utf8.withContiguousStorageIfAvailable({ accepts(bytes: $0) }) { return result }
+        return Array(value.utf8).withUnsafeBufferPointer { accepts(bytes: $0) }
+    }
+
+    /// `accepts` over the value's UTF-8 bytes.
+    private func accepts(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if bytes.isEmpty { return false }
         switch self {
         case .string:
             return true
         case .int:
-            var digits = bytes[...]
-            if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
-            return !digits.isEmpty && digits.count <= 18 && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
+            let start = bytes[0] == UInt8(ascii: "-") ? 1 : 0
+            let count = bytes.count - start
+            guard count > 0, count <= 18 else { return false }
+            for index in start..<bytes.count where !(bytes[index] >= 48 && bytes[index] <= 57) { return false }
+            return true
         case .uuid:
             guard bytes.count == 36 else { return false }
-            for (index, byte) in bytes.enumerated() {
+            for index in 0..<36 {
+                let byte = bytes[index]
                 if index == 8 || index == 13 || index == 18 || index == 23 {
                     if byte != UInt8(ascii: "-") { return false }
                 } else if !Self.isHex(byte) {

@@ -30,6 +30,7 @@ struct RouteMatcher: Sendable {
             }
         }
         collisions += trie.ambiguities()
+        trie.freeze()
         var shareTrie: RouteTrie?
         if let share = manifest.share, let pattern = try? PathPattern(parsing: share.path) {
             var built = RouteTrie(caseInsensitive: manifest.caseInsensitivePaths)
@@ -37,6 +38,7 @@ struct RouteMatcher: Sendable {
             for variant in pattern.expanded {
                 try? built.insert(variant, terminal: .init(route: share.route, paramNames: pattern.paramNames, pattern: share.path, mark: mark))
             }
+            built.freeze()
             shareTrie = built
         }
         guard collisions.isEmpty else { return .failure(Collisions(list: collisions)) }

@@ -4,12 +4,19 @@
 /// then the wildcard), so its cost grows with the URL's length, not with the number of routes.
 /// Most specific wins at each segment: literal, then typed param, then wildcard (with backtracking).
 struct RouteTrie: Sendable {
-    /// What a pattern leads to.
-    struct Terminal: Sendable {
-        var route: String
-        var paramNames: [String]
-        var pattern: String
-        var mark: SourceMark
+    /// What a pattern leads to (a class: a match hands out one reference, not four copied fields).
+    final class Terminal: Sendable {
+        let route: String
+        let paramNames: [String]
+        let pattern: String
+        let mark: SourceMark
+
+        init(route: String, paramNames: [String], pattern: String, mark: SourceMark) {
+            self.route = route
+            self.paramNames = paramNames
+            self.pattern = pattern
+            self.mark = mark
+        }
     }
 
     struct Node: Sendable {
@@ -123,33 +130,101 @@ struct RouteTrie: Sendable {
         return nil
     }
 
-    /// Matches decoded path segments; returns the terminal and the captured values in order.
-    func match(_ segments: [String]) -> (Terminal, [String])? {
-        var captures: [String] = []
-        captures.reserveCapacity(4)
-        return match(segments, at: 0, node: 0, captures: &captures)
+    /// The trie flattened for lookups (built by `freeze` once every pattern is in): plain nodes with no
+    /// reference-counted fields, the param edges in one array, the literal edges in one dictionary.
+    final class Lookup: Sendable {
+        struct FlatNode {
+            var paramStart: Int32
+            var paramCount: Int32
+            var terminal: Int32
+            var wildcard: Int32
+        }
+        struct Edge {
+            var type: ParamType
+            var child: Int32
+        }
+        struct LiteralKey: Hashable {
+            var node: Int32
+            var text: String
+        }
+
+        let nodes: [FlatNode]
+        let edges: [Edge]
+        let literals: [LiteralKey: Int32]
+        let terminals: [Terminal]
+
+        init(_ source: [Node]) {
+            var nodes: [FlatNode] = []
+            var edges: [Edge] = []
+            var literals: [LiteralKey: Int32] = [:]
+            var terminals: [Terminal] = []
+            func add(_ terminal: Terminal?) -> Int32 {
+                guard let terminal else { return -1 }
+                terminals.append(terminal)
+                return Int32(terminals.count - 1)
+            }
+            for (index, node) in source.enumerated() {
+                nodes.append(FlatNode(paramStart: Int32(edges.count), paramCount: Int32(node.params.count),
+                                      terminal: add(node.terminal), wildcard: add(node.wildcard)))
+                edges += node.params.map { Edge(type: $0.type, child: Int32($0.child)) }
+                for (text, child) in node.literals { literals[LiteralKey(node: Int32(index), text: text)] = Int32(child) }
+            }
+            self.nodes = nodes
+            self.edges = edges
+            self.literals = literals
+            self.terminals = terminals
+        }
     }
 
-    private func match(_ segments: [String], at position: Int, node index: Int,
-                       captures: inout [String]) -> (Terminal, [String])? {
+    private(set) var lookup: Lookup?
+
+    /// Builds the lookup form; call after the last `insert`.
+    mutating func freeze() {
+        lookup = Lookup(nodes)
+    }
+
+    /// Matches decoded path segments; returns the terminal and the captured values in order.
+    func match(_ segments: [String]) -> (Terminal, [String])? {
+        let lookup = self.lookup ?? Lookup(nodes)
+        var captures: [String] = []
+        return lookup.nodes.withUnsafeBufferPointer { nodes in
+            lookup.edges.withUnsafeBufferPointer { edges in
+                guard let (terminal, values) = Self.match(
+                    lookup, nodes, edges, segments, at: 0, node: 0, caseInsensitive: caseInsensitive, captures: &captures)
+                else { return nil }
+                return (lookup.terminals[Int(terminal)], values)
+            }
+        }
+    }
+
+    private static func match(
+        _ lookup: Lookup, _ nodes: UnsafeBufferPointer<Lookup.FlatNode>, _ edges: UnsafeBufferPointer<Lookup.Edge>,
+        _ segments: [String], at position: Int, node index: Int, caseInsensitive: Bool, captures: inout [String]
+    ) -> (Int32, [String])? {
         let node = nodes[index]
         if position == segments.count {
-            if let terminal = node.terminal { return (terminal, captures) }
-            return nil
+            return node.terminal >= 0 ? (node.terminal, captures) : nil
         }
         let segment = segments[position]
-        if let next = node.literals[caseInsensitive ? segment.lowercased() : segment],
-           let found = match(segments, at: position + 1, node: next, captures: &captures) {
+        if let next = lookup.literals[Lookup.LiteralKey(node: Int32(index), text: caseInsensitive ? segment.lowercased() : segment)],
+           let found = match(lookup, nodes, edges, segments, at: position + 1, node: Int(next), caseInsensitive: caseInsensitive,
+                             captures: &captures) {
             return found
         }
-        for edge in node.params where edge.type.accepts(Substring(segment)) {
+        var edgeIndex = Int(node.paramStart)
+        let edgeEnd = edgeIndex + Int(node.paramCount)
+        while edgeIndex < edgeEnd {
+            let edge = edges[edgeIndex]
+            edgeIndex += 1
+            guard edge.type.accepts(Substring(segment)) else { continue }
             captures.append(segment)
-            if let found = match(segments, at: position + 1, node: edge.child, captures: &captures) { return found }
+            if let found = match(lookup, nodes, edges, segments, at: position + 1, node: Int(edge.child),
+                                 caseInsensitive: caseInsensitive, captures: &captures) { return found }
             captures.removeLast()
         }
-        if let wildcard = node.wildcard {
+        if node.wildcard >= 0 {
             captures.append(segments[position...].joined(separator: "/"))
-            return (wildcard, captures)
+            return (node.wildcard, captures)
         }
         return nil
     }

@@ -11,16 +11,64 @@ public final class Router: Sendable {
         public init(maxURLBytes: Int = 4096) { self.maxURLBytes = maxURLBytes }
     }
 
-    private struct Compiled: Sendable {
+    /// One app, compiled: a class, so that a lookup retains one reference instead of copying the manifest.
+    private final class Compiled: Sendable {
         let manifest: AppManifest
         let matcher: RouteMatcher
         /// Presentations that hide the tab bar.
         let hidden: Set<Presentation>
+        /// Every route with its placement per state, worked out once.
+        let routes: [String: CompiledRoute]
+        /// The share hosts (empty: any host of the app).
+        let shareHosts: Set<String>
+        /// Whether the manifest has share links.
+        let hasShare: Bool
+
+        init(manifest: AppManifest, matcher: RouteMatcher) {
+            self.manifest = manifest
+            self.matcher = matcher
+            let hidden = Set(manifest.tabBarHiddenFor)
+            self.hidden = hidden
+            self.shareHosts = Set(manifest.share?.hosts ?? [])
+            self.hasShare = manifest.share != nil
+            var routes: [String: CompiledRoute] = [:]
+            for (id, route) in manifest.routes {
+                let placements = manifest.states.map { state in
+                    (state: state, placement: Router.placement(of: route, state: state, manifest: manifest, hidden: hidden))
+                }
+                routes[id] = CompiledRoute(
+                    route: route, placements: placements, actions: manifest.returns.first { $0.from == id }?.actions ?? [:])
+            }
+            self.routes = routes
+        }
+    }
+
+    /// A route and where it goes for each state.
+    private final class CompiledRoute: Sendable {
+        let route: AppManifest.Route
+        /// Per state (a short list: a linear scan of short strings beats hashing).
+        let placements: [(state: String, placement: Placement)]
+        /// The return rule's after-actions (params filled per resolution).
+        let actions: [String: RouteTarget]
+
+        init(route: AppManifest.Route, placements: [(state: String, placement: Placement)], actions: [String: RouteTarget]) {
+            self.route = route
+            self.placements = placements
+            self.actions = actions
+        }
+    }
+
+    /// Where a route goes for one state: the parts of a resolution that do not depend on the URL.
+    private struct Placement: Sendable {
+        let tab: String?
+        let stack: [String]
+        let returnTo: [String: String]
+        let visible: Bool
     }
 
     private let apps: [String: Compiled]
-    private let byScheme: [String: String]
-    private let byHost: [String: String]
+    private let byScheme: [String: Compiled]
+    private let byHost: [String: Compiled]
     /// App ids in load order.
     public let appIDs: [String]
     /// Limits in force.
@@ -40,7 +88,7 @@ public final class Router: Sendable {
                 if apps[manifest.app] != nil {
                     errors.append(ManifestError(.duplicateID, at: mark, "app '\(manifest.app)' is loaded twice", hint: "load it once"))
                 }
-                apps[manifest.app] = Compiled(manifest: manifest, matcher: matcher, hidden: Set(manifest.tabBarHiddenFor))
+                apps[manifest.app] = Compiled(manifest: manifest, matcher: matcher)
             case .failure(let collisions):
                 for collision in collisions.list {
                     errors.append(ManifestError(.ambiguousPatterns, at: collision.second.mark,
@@ -63,8 +111,8 @@ public final class Router: Sendable {
         }
         guard errors.isEmpty else { throw ManifestErrors(errors) }
         self.apps = apps
-        self.byScheme = byScheme
-        self.byHost = byHost
+        self.byScheme = byScheme.compactMapValues { apps[$0] }
+        self.byHost = byHost.compactMapValues { apps[$0] }
         self.appIDs = manifests.map(\.app)
         self.limits = limits
     }
@@ -78,7 +126,7 @@ public final class Router: Sendable {
     /// Which app claims this URL's scheme or host (nil when none or when the URL does not parse).
     public func app(for url: String) -> String? {
         guard case .success(let parsed) = IncomingURL.parse(url, maxBytes: limits.maxURLBytes) else { return nil }
-        return parsed.isWeb ? byHost[parsed.host] : byScheme[parsed.scheme]
+        return (parsed.isWeb ? byHost[parsed.host] : byScheme[parsed.scheme])?.manifest.app
     }
 
     /// Resolves `url` for a caller in `state` (nil: the app's unauthenticated state).
@@ -94,43 +142,41 @@ public final class Router: Sendable {
         case .success(let value): parsed = value
         case .failure(let problem): return .failure(problem, app: app)
         }
-        let appID: String
+        let compiled: Compiled
         if let app {
-            appID = app
+            guard let named = apps[app] else { return .failure(.init(.unknownApp, "app '\(app)' is not loaded")) }
+            compiled = named
         } else if let found = parsed.isWeb ? byHost[parsed.host] : byScheme[parsed.scheme] {
-            appID = found
+            compiled = found
         } else {
             return .failure(.init(.unknownApp, "no app claims \(parsed.isWeb ? "host '\(parsed.host)'" : "scheme '\(parsed.scheme)'")"))
         }
-        guard let compiled = apps[appID] else {
-            return .failure(.init(.unknownApp, "app '\(appID)' is not loaded"))
-        }
-        let manifest = compiled.manifest
+        let appID = compiled.manifest.app
         if parsed.isWeb {
-            guard manifest.hosts.contains(parsed.host) else {
+            guard compiled.manifest.hosts.contains(parsed.host) else {
                 return .failure(.init(.unknownApp, "host '\(parsed.host)' is not a host of \(appID)"), app: appID)
             }
-            if let port = parsed.port, !manifest.ports.contains(port) {
+            if let port = parsed.port, !compiled.manifest.ports.contains(port) {
                 return .failure(.init(.portRefused, "port \(port) is not configured for \(appID)"), app: appID)
             }
         } else {
-            guard manifest.schemes.contains(parsed.scheme) else {
+            guard compiled.manifest.schemes.contains(parsed.scheme) else {
                 return .failure(.init(.unknownApp, "scheme '\(parsed.scheme)' is not a scheme of \(appID)"), app: appID)
             }
             if parsed.port != nil {
                 return .failure(.init(.portRefused, "a custom-scheme URL has no port"), app: appID)
             }
         }
-        let callerState = state ?? manifest.unauthenticatedState
-        guard manifest.states.contains(callerState) else {
-            return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID) (\(manifest.states.joined(separator: ", ")))"), app: appID)
+        let callerState = state ?? compiled.manifest.unauthenticatedState
+        guard compiled.manifest.states.contains(callerState) else {
+            return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID) (\(compiled.manifest.states.joined(separator: ", ")))"), app: appID)
         }
 
         // Share links first: on the share hosts (or any host when none are listed) and on the custom schemes.
-        if let share = manifest.share, let shareTrie = compiled.matcher.share,
-           !parsed.isWeb || share.hosts.isEmpty || share.hosts.contains(parsed.host),
+        if compiled.hasShare, let shareTrie = compiled.matcher.share,
+           !parsed.isWeb || compiled.shareHosts.isEmpty || compiled.shareHosts.contains(parsed.host),
            let (terminal, values) = shareTrie.match(parsed.segments),
-           let index = terminal.paramNames.firstIndex(of: "token"), index < values.count {
+           let index = terminal.paramNames.firstIndex(of: "token"), index < values.count, let share = compiled.manifest.share {
             return resolveShare(token: values[index], url: url, state: callerState, compiled: compiled, share: share, links: links)
         }
 
@@ -139,9 +185,10 @@ public final class Router: Sendable {
         }
         var params: [String: String] = [:]
         for (name, value) in zip(terminal.paramNames, values) { params[name] = value }
-        guard let route = manifest.routes[terminal.route] else {
+        guard let compiledRoute = compiled.routes[terminal.route] else {
             return notFound(compiled, state: callerState, problem: .init(.noMatch, "route \(terminal.route) is missing"))
         }
+        let route = compiledRoute.route
         for (name, spec) in route.query {
             if let value = parsed.query[name] {
                 guard spec.type.accepts(Substring(value)) else {
@@ -152,7 +199,7 @@ public final class Router: Sendable {
                 return notFound(compiled, state: callerState, problem: .init(.badQuery, "query param '\(name)' is required"))
             }
         }
-        return open(route, params: params, url: url, state: callerState, compiled: compiled)
+        return open(compiledRoute, params: params, url: url, state: callerState, compiled: compiled)
     }
 
     /// Checks that `route` of `app` can be the target of a share link with these params.
@@ -199,7 +246,7 @@ public final class Router: Sendable {
         switch links(ShareLinkQuery(app: manifest.app, token: token)) {
         case .active(let target):
             let routeID = target.route.isEmpty ? share.route : target.route
-            guard let route = manifest.routes[routeID] else {
+            guard let route = compiled.routes[routeID] else {
                 return unavailable(compiled, state: state, share: share, link: .init(id: target.linkID, status: "deleted", expiresAt: nil))
             }
             var resolution = open(route, params: target.params, url: url, state: state, compiled: compiled)
@@ -215,7 +262,7 @@ public final class Router: Sendable {
     private func unavailable(_ compiled: Compiled, state: String, share: AppManifest.ShareConfig,
                              link: Resolution.LinkInfo) -> Resolution {
         let manifest = compiled.manifest
-        guard let route = manifest.routes[share.unavailableRoute] else {
+        guard let route = compiled.routes[share.unavailableRoute] else {
             return .failure(.init(.noMatch, "unavailable route missing"), app: manifest.app)
         }
         var resolution = place(route, params: [:], state: state, compiled: compiled)
@@ -228,7 +275,7 @@ public final class Router: Sendable {
 
     private func notFound(_ compiled: Compiled, state: String, problem: ResolutionProblem) -> Resolution {
         let manifest = compiled.manifest
-        guard let routeID = manifest.notFoundRoute, let route = manifest.routes[routeID] else {
+        guard let routeID = manifest.notFoundRoute, let route = compiled.routes[routeID] else {
             return .failure(problem, app: manifest.app)
         }
         var resolution = place(route, params: [:], state: state, compiled: compiled)
@@ -245,25 +292,26 @@ public final class Router: Sendable {
         guard compiled.manifest.states.contains(callerState) else {
             return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID)"), app: appID)
         }
-        guard let route = compiled.manifest.routes[routeID] else {
+        guard let route = compiled.routes[routeID] else {
             return notFound(compiled, state: callerState, problem: .init(.noMatch, "route \(routeID) is missing"))
         }
         return open(route, params: params, url: url, state: callerState, compiled: compiled)
     }
 
     /// Opens a matched route: checks the state, applies intercepts.
-    private func open(_ route: AppManifest.Route, params: [String: String], url: String, state: String,
+    private func open(_ compiledRoute: CompiledRoute, params: [String: String], url: String, state: String,
                       compiled: Compiled) -> Resolution {
-        let manifest = compiled.manifest
+        let route = compiledRoute.route
         if route.states.contains(state) {
-            return place(route, params: params, state: state, compiled: compiled)
+            return place(compiledRoute, params: params, state: state, compiled: compiled)
         }
+        let manifest = compiled.manifest
         for rule in manifest.intercepts where rule.states.contains(state) && (rule.routes.isEmpty || rule.routes.contains(route.id)) {
-            guard let screen = manifest.routes[rule.route] else { continue }
+            guard let screen = compiled.routes[rule.route] else { continue }
             var resolution = place(screen, params: [:], state: state, compiled: compiled)
             resolution.outcome = .intercept
             let back = route.parent ?? route.tab.flatMap { tab in manifest.tabs.first { $0.id == tab }?.root }
-            resolution.intercept = .init(route: screen.id,
+            resolution.intercept = .init(route: screen.route.id,
                                          continuation: rule.continuation ? .init(route: route.id, params: params, url: url) : nil,
                                          returnTo: back)
             return resolution
@@ -271,9 +319,37 @@ public final class Router: Sendable {
         return notFound(compiled, state: state, problem: .init(.notAllowed, "state '\(state)' may not open \(route.id)"))
     }
 
-    /// Places a route the state may open: tab, presentation, stack, return paths.
-    private func place(_ route: AppManifest.Route, params: [String: String], state: String, compiled: Compiled) -> Resolution {
-        let manifest = compiled.manifest
+    /// Places a route the state may open: the precomputed tab, stack and return paths, plus the after-actions
+    /// (the only part that depends on the params).
+    private func place(_ compiledRoute: CompiledRoute, params: [String: String], state: String, compiled: Compiled) -> Resolution {
+        let route = compiledRoute.route
+        let placement = compiledRoute.placements.first(where: { $0.state == state })?.placement
+            ?? Self.placement(of: route, state: state, manifest: compiled.manifest, hidden: compiled.hidden)
+        var actions: [String: RouteTarget]?
+        if !compiledRoute.actions.isEmpty {
+            var built: [String: RouteTarget] = [:]
+            for (name, target) in compiledRoute.actions {
+                var values: [String: String] = [:]
+                for (key, value) in target.params {
+                    if value.hasPrefix(":") {
+                        if let copied = params[String(value.dropFirst())] { values[key] = copied }
+                    } else {
+                        values[key] = value
+                    }
+                }
+                built[name] = RouteTarget(route: target.route, params: values)
+            }
+            actions = built
+        }
+        return Resolution(outcome: .route, app: compiled.manifest.app, route: route.id, params: params, tab: placement.tab,
+                          presentation: route.presentation, tabBarVisible: placement.visible, stack: placement.stack,
+                          returnTo: placement.returnTo, afterActions: actions, intercept: nil, link: nil, message: nil,
+                          cta: nil, problem: nil)
+    }
+
+    /// Where `route` goes for `state`: tab, stack (root first), tab-bar visibility, return paths per state.
+    private static func placement(of route: AppManifest.Route, state: String, manifest: AppManifest,
+                                  hidden: Set<Presentation>) -> Placement {
         let hasShell = manifest.tabStates.contains(state) && !manifest.tabs.isEmpty
 
         // The parent chain, root first (cycles are refused at load; the bound guards code-built manifests).
@@ -293,7 +369,7 @@ public final class Router: Sendable {
         } else if let root = manifest.stateRoots[state], root != route.id, stack.first != root {
             stack.insert(root, at: 0)
         }
-        let visible = hasShell && !compiled.hidden.contains(route.presentation)
+        let visible = hasShell && !hidden.contains(route.presentation)
 
         var returnTo: [String: String] = [:]
         let rule = manifest.returns.first { $0.from == route.id }
@@ -308,24 +384,6 @@ public final class Router: Sendable {
                 returnTo[candidate] = root
             }
         }
-        var actions: [String: RouteTarget]?
-        if let rule, !rule.actions.isEmpty {
-            var built: [String: RouteTarget] = [:]
-            for (name, target) in rule.actions {
-                var values: [String: String] = [:]
-                for (key, value) in target.params {
-                    if value.hasPrefix(":") {
-                        if let copied = params[String(value.dropFirst())] { values[key] = copied }
-                    } else {
-                        values[key] = value
-                    }
-                }
-                built[name] = RouteTarget(route: target.route, params: values)
-            }
-            actions = built
-        }
-        return Resolution(outcome: .route, app: manifest.app, route: route.id, params: params, tab: hasShell ? tab?.id : nil,
-                          presentation: route.presentation, tabBarVisible: visible, stack: stack, returnTo: returnTo,
-                          afterActions: actions, intercept: nil, link: nil, message: nil, cta: nil, problem: nil)
+        return Placement(tab: hasShell ? tab?.id : nil, stack: stack, returnTo: returnTo, visible: visible)
     }
 }
