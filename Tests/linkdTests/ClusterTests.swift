@@ -92,6 +92,12 @@ struct ClusterTests {
         print("cluster: revocation propagation over \(delays.count) revocations: median \(Int(median * 1000)) ms, worst \(Int((delays.last ?? 0) * 1000)) ms")
         #expect(delays.count == 100)
         #expect((delays.last ?? .infinity) <= Self.statedBound)
+        // Both instances report the change-feed version they applied: at least one per revocation.
+        for daemon in [a, b] {
+            let text = String(decoding: try await TestHTTP.send("GET", daemon.baseURL + "/metrics").body, as: UTF8.self)
+            let line = text.split(separator: "\n").first { $0.hasPrefix("linkd_store_change_version ") }
+            #expect((line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) >= 100, "\(line ?? "no gauge")")
+        }
 
         // Owner-wide revocation on A reaches B.
         let owned = try await create(on: b, owner: "mallory")

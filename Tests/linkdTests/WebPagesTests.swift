@@ -45,7 +45,8 @@ struct WebPagesTests {
     func landingPages() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try Self.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        try await withAPI({ $0.manifests = manifests }) { api in
+        // A generous preview wait: the origin answers at once, but a machine busy with the rest of the suite may not.
+        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (id, token) = try await Self.link(api, key: key, eventId: "ok-1")
 
@@ -119,7 +120,7 @@ struct WebPagesTests {
     func originOutcomes() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try Self.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 500 }) { api in
+        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 1500 }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (deletedID, deleted) = try await Self.link(api, key: key, eventId: "missing-1")
             let page = try await Self.open(api, "/s/\(deleted)")

@@ -61,11 +61,19 @@ public protocol LinkStorage: AnyObject, Sendable {
     /// task is cancelled; calls `onKeysChanged` after another instance changed signing keys. Returns at once for
     /// a store no other instance shares.
     func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws
+    /// The change-feed version applied here (nil for a store no other instance shares).
+    var changeFeedVersion: Int64? { get }
     /// Releases connections; the store answers no more calls after it.
     func close() async
 }
 
 extension LinkStorage {
+    /// Whether this generation of the link is revoked (memory only).
+    public func isRevoked(linkID: String, generation: UInt32) -> Bool {
+        guard let key = RevocationKey(hex: linkID, generation: generation) else { return false }
+        return revocations.contains(key)
+    }
+
     /// Revokes a link now.
     @discardableResult
     public func revokeLink(id: String) async throws -> LinkRecord? { try await revokeLink(id: id, at: Date()) }

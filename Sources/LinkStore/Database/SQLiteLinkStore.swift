@@ -79,11 +79,6 @@ public final class SQLiteLinkStore: LinkStorage {
         cache.get(id)
     }
 
-    /// Whether the link's generation is revoked (memory only).
-    public func isRevoked(linkID: String, generation: UInt32) -> Bool {
-        guard let key = RevocationKey(hex: linkID, generation: generation) else { return false }
-        return revocations.contains(key)
-    }
 
     /// Revokes a link. Returns the updated record, or nil if there is no such link.
     @discardableResult
@@ -97,7 +92,7 @@ public final class SQLiteLinkStore: LinkStorage {
         }
         if let updated {
             cache.put(updated)
-            markRevoked([(updated.id, updated.generation)])
+            revocations.insert(linkGenerations: [(updated.id, updated.generation)])
         }
         return updated
     }
@@ -117,7 +112,7 @@ public final class SQLiteLinkStore: LinkStorage {
         }
         if !revoked.isEmpty {
             cache.removeAll()
-            markRevoked(revoked)
+            revocations.insert(linkGenerations: revoked)
         }
         return revoked.count
     }
@@ -129,9 +124,6 @@ public final class SQLiteLinkStore: LinkStorage {
         )
     }
 
-    private func markRevoked(_ pairs: [(String, Int)]) {
-        revocations.insert(pairs.compactMap { RevocationKey(hex: $0.0, generation: UInt32(truncatingIfNeeded: $0.1)) })
-    }
 
     /// How many links are stored.
     public func linkCount() async throws -> Int {
@@ -225,6 +217,9 @@ public final class SQLiteLinkStore: LinkStorage {
 
     /// Nothing to follow: returns at once.
     public func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws {}
+
+    /// None: no change feed.
+    public var changeFeedVersion: Int64? { nil }
 
     /// Nothing to release: GRDB closes the pool with the store.
     public func close() async {}

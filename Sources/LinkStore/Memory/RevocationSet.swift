@@ -57,6 +57,11 @@ public final class RevocationSet: Sendable {
         }
     }
 
+    /// Adds revoked (link id in hex, generation) pairs; ids that are not 32 hex digits are skipped.
+    public func insert(linkGenerations pairs: [(String, Int)]) {
+        insert(pairs.compactMap { RevocationKey(hex: $0.0, generation: UInt32(truncatingIfNeeded: $0.1)) })
+    }
+
     /// Reserves room for `count` entries.
     public func reserve(_ count: Int) {
         keys.withLock { $0.reserveCapacity(count) }

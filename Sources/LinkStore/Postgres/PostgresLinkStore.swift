@@ -131,11 +131,6 @@ public final class PostgresLinkStore: LinkStorage {
         cache.get(id)
     }
 
-    /// Whether the link's generation is revoked (memory only).
-    public func isRevoked(linkID: String, generation: UInt32) -> Bool {
-        guard let key = RevocationKey(hex: linkID, generation: generation) else { return false }
-        return revocations.contains(key)
-    }
 
     /// Revokes a link and announces it. Returns the updated record, or nil if there is no such link.
     @discardableResult
@@ -161,7 +156,7 @@ public final class PostgresLinkStore: LinkStorage {
         }
         if let updated {
             cache.put(updated)
-            markRevoked([(updated.id, updated.generation)])
+            revocations.insert(linkGenerations: [(updated.id, updated.generation)])
         }
         return updated
     }
@@ -189,14 +184,11 @@ public final class PostgresLinkStore: LinkStorage {
         }
         if !revoked.isEmpty {
             for (id, _) in revoked { cache.remove(id) }
-            markRevoked(revoked)
+            revocations.insert(linkGenerations: revoked)
         }
         return revoked.count
     }
 
-    private func markRevoked(_ pairs: [(String, Int)]) {
-        revocations.insert(pairs.compactMap { RevocationKey(hex: $0.0, generation: UInt32(truncatingIfNeeded: $0.1)) })
-    }
 
     /// How many links are stored.
     public func linkCount() async throws -> Int {
@@ -357,6 +349,9 @@ public final class PostgresLinkStore: LinkStorage {
     /// A change made elsewhere is applied here within this time while the database answers: notifications
     /// arrive in milliseconds; the poll every `syncInterval` (plus one database call) bounds a missed one.
     public var propagationBound: Duration { syncInterval + .seconds(1) }
+
+    /// The highest change version applied here.
+    public var changeFeedVersion: Int64? { seenVersion.withLock { $0 } }
 
     /// Follows the change feed until cancelled: a listening connection (reconnected after a loss, with a full
     /// reload then) and a poll every `syncInterval`, with a full reload every `fullResyncInterval`.

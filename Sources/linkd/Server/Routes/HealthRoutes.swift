@@ -22,6 +22,7 @@ struct HealthRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in
             metrics.setRevocationSetSize(store.revocations.count)
+            if let version = store.changeFeedVersion { metrics.setChangeFeedVersion(version) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer()))

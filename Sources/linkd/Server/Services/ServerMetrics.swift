@@ -75,6 +75,11 @@ final class ServerMetrics: Sendable {
     func setRevocationSetSize(_ count: Int) {
         registry.makeGauge(name: "linkd_revocation_set_size").set(to: Double(count))
     }
+
+    /// Sets the shared store's change-feed version applied here (comparable across instances: the one behind lags).
+    func setChangeFeedVersion(_ version: Int64) {
+        registry.makeGauge(name: "linkd_store_change_version").set(to: Double(version))
+    }
 }
 
 /// Records every request into `ServerMetrics`, with the matched route pattern (not the raw path) as label.
