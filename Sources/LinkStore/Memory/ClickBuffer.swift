@@ -4,6 +4,8 @@ import Synchronization
 /// Clicks counted on the request path (memory only), drained in batches into the store.
 public final class ClickBuffer: Sendable {
     fileprivate let pending = Mutex<[String: LinkClicks]>([:])
+    /// Held by a flush from drain to write, and by `counted`, so that a count never misses the batch in flight.
+    private let flushLock = AsyncLock()
 
     /// Creates an empty buffer.
     public init() {}
@@ -29,7 +31,22 @@ public final class ClickBuffer: Sendable {
 
     /// Writes pending clicks into the store; on failure they are put back.
     public func flush(into store: any LinkStorage) async throws {
-        let batch = drain()
+        try await flushLock.run { try await self.write(self.drain(), into: store) }
+    }
+
+    /// The clicks of a link: what `stored` reads from the store plus what is counted but not yet written, read
+    /// while no flush is between the two (so a click is counted exactly once).
+    public func counted(linkID: String, stored: @Sendable () async throws -> LinkClicks) async throws -> LinkClicks {
+        try await flushLock.run {
+            var total = try await stored()
+            let waiting = self.pending(linkID: linkID)
+            total.count += waiting.count
+            if let last = waiting.lastOpened { total.lastOpened = max(total.lastOpened ?? last, last) }
+            return total
+        }
+    }
+
+    private func write(_ batch: [String: LinkClicks], into store: any LinkStorage) async throws {
         do {
             try await store.addClicks(batch)
         } catch {

@@ -254,10 +254,10 @@ struct LinkService: Sendable {
     }
 
     private func view(of record: LinkRecord, now: Date) async throws -> LinkView {
-        var counted = try await Self.storing { try await store.clicks(linkID: record.id) }
-        let pending = clicks.pending(linkID: record.id)
-        counted.count += pending.count
-        if let last = pending.lastOpened { counted.lastOpened = max(counted.lastOpened ?? last, last) }
+        let store = self.store
+        let counted = try await Self.storing {
+            try await clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
+        }
         let status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
         return LinkView(
             id: record.id, app: record.app, route: record.route, params: record.params, owner: record.owner,
