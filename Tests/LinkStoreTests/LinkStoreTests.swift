@@ -113,6 +113,24 @@ struct LinkStoreTests {
         #expect(buffer.drain().isEmpty)
     }
 
+    @Test("a count taken while clicks are being flushed sees every click exactly once", arguments: Backend.allCases)
+    func countDuringFlush(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
+        try await store.createLink(record(1))
+        let buffer = ClickBuffer()
+        var recorded = 0
+        for round in 0..<20 {
+            for _ in 0..<5 { buffer.record(linkID: hexID(1)) }
+            recorded += 5
+            async let flushed: Void = buffer.flush(into: store)
+            // Taken while the flush may be between draining the buffer and writing the store.
+            let seen = try await buffer.counted(linkID: hexID(1)) { try await store.clicks(linkID: hexID(1)) }
+            try await flushed
+            #expect(seen.count == recorded, "round \(round)")
+        }
+        #expect(try await store.clicks(linkID: hexID(1)).count == 100)
+    }
+
     @Test("API keys are found by hash and can be revoked", arguments: Backend.allCases)
     func apiKeys(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)

@@ -128,6 +128,14 @@ struct ClusterTests {
             try await keyID(ofToken: create(on: b).token) == UInt32(newKid)
         } != nil)
 
+        // Retired on B: the old key's tokens are unknown on A within the bound.
+        let retire = try await TestHTTP.send("POST", b.baseURL + "/v1/admin/keys/handz/\(oldKid)/retire", bearer: admin)
+        #expect(retire.status == 200)
+        #expect(try await Self.timeUntil(within: Self.statedBound) {
+            try await Self.outcome(a.baseURL, before.url) == ("linkUnavailable", "unknown")
+        } != nil, "A stops verifying the retired key")
+        #expect(try await Self.outcome(a.baseURL, after.url) == ("route", "active"))
+
         // Clicks counted on both instances add up.
         let clicked = try await create(on: a)
         for daemon in [a, a, a, b, b, b, b] {
