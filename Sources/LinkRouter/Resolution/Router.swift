@@ -71,6 +71,10 @@ public final class Router: Sendable {
     private let byHost: [String: Compiled]
     /// App ids in load order.
     public let appIDs: [String]
+    /// Apps with share links, in load order.
+    public let shareAppIDs: [String]
+    /// Host (share host or link host) → the first app with share links that claims it.
+    private let shareAppByHost: [String: String]
     /// Limits in force.
     public let limits: Limits
 
@@ -114,6 +118,15 @@ public final class Router: Sendable {
         self.byScheme = byScheme.compactMapValues { apps[$0] }
         self.byHost = byHost.compactMapValues { apps[$0] }
         self.appIDs = manifests.map(\.app)
+        let shareManifests = manifests.filter { $0.share != nil }
+        self.shareAppIDs = shareManifests.map(\.app)
+        var shareAppByHost: [String: String] = [:]
+        for manifest in shareManifests {
+            for host in (manifest.share?.hosts ?? []) + manifest.hosts where shareAppByHost[host] == nil {
+                shareAppByHost[host] = manifest.app
+            }
+        }
+        self.shareAppByHost = shareAppByHost
         self.limits = limits
     }
 
@@ -122,6 +135,9 @@ public final class Router: Sendable {
 
     /// Every loaded manifest, in load order.
     public var manifests: [AppManifest] { appIDs.compactMap { apps[$0]?.manifest } }
+
+    /// The app with share links that claims `host` (lowercase, no port) as a share host or link host.
+    public func shareApp(host: String) -> String? { shareAppByHost[host] }
 
     /// Which app claims this URL's scheme or host (nil when none or when the URL does not parse).
     public func app(for url: String) -> String? {

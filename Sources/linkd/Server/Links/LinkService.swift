@@ -313,13 +313,8 @@ extension LinkService {
     }
 
     private func candidates(host: String?) -> [String] {
-        let shareApps = router.manifests.filter { $0.share != nil }
-        if let host = host.map(Self.hostname), let manifest = shareApps.first(where: {
-            $0.share?.hosts.contains(host) == true || $0.hosts.contains(host)
-        }) {
-            return [manifest.app]
-        }
-        return shareApps.map(\.app)
+        if let host = host.map(Self.hostname), let app = router.shareApp(host: host) { return [app] }
+        return router.shareAppIDs
     }
 
     /// `Host` without its port, lowercased.
