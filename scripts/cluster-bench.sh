@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 scripts/ensure-deps.sh test
-command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 swift build -c release --product linkd 2>&1 | grep -E "error:|Compiling linkd|complete" | tail -5
 bin=.build/release/linkd
 port=55460
