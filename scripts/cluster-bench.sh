@@ -11,7 +11,7 @@ scripts/ensure-deps.sh test
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 swift build -c release --product linkd 2>&1 | grep -E "error:|Compiling linkd|complete" | tail -5
 bin=.build/release/linkd
-port=55460
+port=25460
 work=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; scripts/test-postgres.sh stop $port; rm -rf "$work"' EXIT
@@ -37,10 +37,12 @@ post() { curl -sf -XPOST "$base_a$1" -H "Authorization: Bearer $2" -H 'Content-T
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
 url=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}' | field url)
+curl -s -XPOST "$base_a/v1/resolve" -H 'Content-Type: application/json' -d "{\"url\":\"$url\",\"state\":\"free\"}" \
+  | grep -q '"outcome":"route"' || { echo "cluster-bench: the share URL does not resolve to a route" >&2; exit 1; }
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"url":"$url","state":"signedIn"}'
+wrk.body = '{"url":"$url","state":"free"}'
 LUA
 rate() { awk '/Requests\/sec/ {print $2}' "$1"; }
 p99() { awk '$1 == "99%" {print $2}' "$1"; }

@@ -54,10 +54,12 @@ client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label
 link=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
 token=$(field token <<<"$link"); url=$(field url <<<"$link")
 enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
+curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
+  || { echo "serve-bench: the share URL does not resolve to a route; fix the benchmark" >&2; exit 1; }
 echo "== rss at start: $(rss)"
 
-echo "== GET /v1/resolve?url=<share URL>&state=signedIn (loadcompare, ${secs}s, 32 connections)"
-"$loadcompare" "$base/v1/resolve?url=$enc&state=signedIn" "$secs" 32
+echo "== GET /v1/resolve?url=<share URL>&state=free (loadcompare, ${secs}s, 32 connections)"
+"$loadcompare" "$base/v1/resolve?url=$enc&state=free" "$secs" 32
 curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
 echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (loadcompare)"
 "$loadcompare" "$base/s/$token" "$secs" 32
@@ -65,7 +67,7 @@ echo "== POST /v1/resolve (wrk, Lua body)"
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"url":"$url","state":"signedIn"}'
+wrk.body = '{"url":"$url","state":"free"}'
 LUA
 wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve" | grep -E "Requests/sec|99%|Non-2xx|errors" || true
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster on loopback for the tests (Debian's postgresql package; ensure-deps installs it).
-# Usage: scripts/test-postgres.sh start|stop|restart|status [PORT]   (default port 55432)
+# Usage: scripts/test-postgres.sh start|stop|restart|status [PORT]   (default port 25432: below the ephemeral range
+# 32768–60999, so an outgoing connection cannot already hold it)
 # The cluster lives in /tmp/linkd-test-pg-PORT, trusts loopback connections as user postgres, and is for tests
 # only (fsync off). `start` is idempotent. Prints the database URL of the `postgres` database on start.
 set -euo pipefail
@@ -11,7 +12,7 @@ for fd in /proc/$$/fd/*; do
   if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
 done
 command=${1:-start}
-port=${2:-55432}
+port=${2:-25432}
 dir=${LINKD_TEST_PG_ROOT:-/tmp}/linkd-test-pg-$port
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then

@@ -126,7 +126,7 @@ struct PostgresStoreTests {
 
     @Test("with the database down calls fail fast with a storage error, and the store reconnects by itself")
     func databaseDown() async throws {
-        let cluster = TestPostgres(port: 55441)
+        let cluster = TestPostgres(port: 25441)
         try cluster.start()
         let url = try cluster.freshDatabase()
         let store = try await PostgresLinkStore.open(url: url, operationTimeout: .seconds(2))

@@ -9,12 +9,12 @@ public struct TestPostgres: Sendable {
     /// The cluster's port on 127.0.0.1.
     public let port: Int
 
-    /// The cluster most tests share (port 55432), started once per test process.
+    /// The cluster most tests share (port 25432), started once per test process.
     public static func shared() throws -> TestPostgres {
         try sharedStart.withLock { state in
             if let cluster = state { return try cluster.get() }
             let result = Result { () -> TestPostgres in
-                let cluster = TestPostgres(port: 55432)
+                let cluster = TestPostgres(port: 25432)
                 try cluster.start()
                 return cluster
             }

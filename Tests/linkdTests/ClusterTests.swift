@@ -32,7 +32,7 @@ struct ClusterTests {
 
     @Test("links, revocations, rotations, API keys and clicks cross instances; both ride out a database restart")
     func twoInstances() async throws {
-        let cluster = TestPostgres(port: 55442)
+        let cluster = TestPostgres(port: 25442)
         try cluster.start()
         defer { try? cluster.stop() }
         let database = try cluster.freshDatabase()

@@ -48,12 +48,46 @@ enum JSONBody {
         }
     }
 
+    /// A flat JSON object of string fields, parsed once (the hot `POST /v1/resolve` body): the same errors as
+    /// `decode` — unknown field, missing field, wrong type — without a second pass through `JSONDecoder`.
+    static func stringFields(
+        from request: Request, maxBytes: Int, required: Set<String>, optional: Set<String>
+    ) async throws -> [String: String] {
+        let buffer = try await collect(request, maxBytes: maxBytes)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
+            throw APIError(.badRequest, .badRequest, "the body must be a JSON object")
+        }
+        let allowed = required.union(optional)
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError(.badRequest, .badRequest, "unknown field '\(unknown)' (known: \(allowed.sorted().joined(separator: ", ")))")
+        }
+        if let missing = required.sorted().first(where: { object[$0] == nil }) {
+            throw APIError(.badRequest, .badRequest, "missing field '\(missing)'")
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in object where !(value is NSNull) || required.contains(name) {
+            guard let text = value as? String else {
+                throw APIError(.badRequest, .badRequest, "field '\(name)' has the wrong type")
+            }
+            fields[name] = text
+        }
+        return fields
+    }
+
     /// A JSON response with `Cache-Control: no-store` (API answers reflect revocations at once).
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try encoder.encode(value)
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    /// A response whose body is JSON bytes made elsewhere, with the same headers.
+    static func response(json bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
 
