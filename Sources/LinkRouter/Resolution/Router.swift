@@ -21,8 +21,6 @@ public final class Router: Sendable {
         let routes: [String: CompiledRoute]
         /// The share hosts (empty: any host of the app).
         let shareHosts: Set<String>
-        /// Whether the manifest has share links.
-        let hasShare: Bool
 
         init(manifest: AppManifest, matcher: RouteMatcher) {
             self.manifest = manifest
@@ -30,7 +28,6 @@ public final class Router: Sendable {
             let hidden = Set(manifest.tabBarHiddenFor)
             self.hidden = hidden
             self.shareHosts = Set(manifest.share?.hosts ?? [])
-            self.hasShare = manifest.share != nil
             var routes: [String: CompiledRoute] = [:]
             for (id, route) in manifest.routes {
                 let placements = manifest.states.map { state in
@@ -189,7 +186,8 @@ public final class Router: Sendable {
         }
 
         // Share links first: on the share hosts (or any host when none are listed) and on the custom schemes.
-        if compiled.hasShare, let shareTrie = compiled.matcher.share,
+        // `matcher.share` exists only when the manifest has share links.
+        if let shareTrie = compiled.matcher.share,
            !parsed.isWeb || compiled.shareHosts.isEmpty || compiled.shareHosts.contains(parsed.host),
            let (terminal, values) = shareTrie.match(parsed.segments),
            let index = terminal.paramNames.firstIndex(of: "token"), index < values.count, let share = compiled.manifest.share {

@@ -79,7 +79,6 @@ public final class SQLiteLinkStore: LinkStorage {
         cache.get(id)
     }
 
-
     /// Revokes a link. Returns the updated record, or nil if there is no such link.
     @discardableResult
     public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
@@ -123,7 +122,6 @@ public final class SQLiteLinkStore: LinkStorage {
             arguments: [id, generation, date]
         )
     }
-
 
     /// How many links are stored.
     public func linkCount() async throws -> Int {

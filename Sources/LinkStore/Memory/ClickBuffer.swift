@@ -39,9 +39,7 @@ public final class ClickBuffer: Sendable {
     public func counted(linkID: String, stored: @Sendable () async throws -> LinkClicks) async throws -> LinkClicks {
         try await flushLock.run {
             var total = try await stored()
-            let waiting = self.pending(linkID: linkID)
-            total.count += waiting.count
-            if let last = waiting.lastOpened { total.lastOpened = max(total.lastOpened ?? last, last) }
+            total.add(self.pending(linkID: linkID))
             return total
         }
     }
@@ -51,12 +49,7 @@ public final class ClickBuffer: Sendable {
             try await store.addClicks(batch)
         } catch {
             pending.withLock { clicks in
-                for (id, click) in batch {
-                    var entry = clicks[id] ?? LinkClicks(count: 0, lastOpened: nil)
-                    entry.count += click.count
-                    entry.lastOpened = max(entry.lastOpened ?? .distantPast, click.lastOpened ?? .distantPast)
-                    clicks[id] = entry
-                }
+                for (id, click) in batch { clicks[id, default: LinkClicks(count: 0, lastOpened: nil)].add(click) }
             }
             throw error
         }

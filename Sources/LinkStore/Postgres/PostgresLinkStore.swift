@@ -131,7 +131,6 @@ public final class PostgresLinkStore: LinkStorage {
         cache.get(id)
     }
 
-
     /// Revokes a link and announces it. Returns the updated record, or nil if there is no such link.
     @discardableResult
     public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
@@ -188,7 +187,6 @@ public final class PostgresLinkStore: LinkStorage {
         }
         return revoked.count
     }
-
 
     /// How many links are stored.
     public func linkCount() async throws -> Int {

@@ -66,4 +66,10 @@ public struct LinkClicks: Sendable, Equatable {
         self.count = count
         self.lastOpened = lastOpened
     }
+
+    /// Adds `other`'s clicks; the last opening is the later of the two.
+    public mutating func add(_ other: LinkClicks) {
+        count += other.count
+        if let last = other.lastOpened { lastOpened = max(lastOpened ?? last, last) }
+    }
 }
