@@ -35,7 +35,7 @@ manifests="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,
 
 # start DATA_DIR: runs linkd serve with rate limits off; sets pid, base, admin.
 start() {
-  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\ndataDir: %s\n' "$1" >"$work/linkd.yaml"
+  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "${LOOPS:-1}" "$1" >"$work/linkd.yaml"
   export LINKD_MANIFESTS=$manifests
   "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
   pid=$!

@@ -57,6 +57,9 @@ struct ServerConfigurationTests {
         #expect(fromFlags.port == 9200 && fromFlags.dataDir == "/tmp/x")
         let manifests = try ServerConfiguration.load(file: nil, environment: ["LINKD_MANIFESTS": "a.yaml, b.yaml"])
         #expect(manifests.manifests == ["a.yaml", "b.yaml"])
+        try "fastPath: false\neventLoopThreads: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let serving = try ServerConfiguration.load(file: file, environment: ["LINKD_EVENT_LOOP_THREADS": "3"])
+        #expect(serving.fastPath == false && serving.eventLoopThreads == 3)
     }
 
     @Test("bad values are refused with a message naming the culprit")
@@ -69,6 +72,8 @@ struct ServerConfigurationTests {
         try "prot: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_PORT": "eighty"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_EVENT_LOOP_THREADS": "two"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_EVENT_LOOP_THREADS": "999"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: [:], port: 70000) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: dir + "/missing.yaml", environment: [:]) }
     }

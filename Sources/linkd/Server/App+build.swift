@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import LinkRouter
 import LinkStore
 import Logging
 import NIOCore
+import NIOPosix
 import WebFallback
 
 /// A built server: the application to run and the admin key made on first start (to print once).
@@ -48,7 +50,8 @@ func buildServer(
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     HealthRoutes(store: store, metrics: metrics).register(on: router)
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
-    ResolveRoutes(links: links, limiter: limiter).register(on: router)
+    let resolveRoutes = ResolveRoutes(links: links, limiter: limiter)
+    resolveRoutes.register(on: router)
     AdminRoutes(
         store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
         maxBodyBytes: configuration.maxBodyBytes
@@ -66,17 +69,27 @@ func buildServer(
     } catch let error as WellKnownError {
         throw ConfigurationError(message: error.message)
     }
-    ShareRoutes(links: links, pages: pages, limiter: limiter).register(on: router)
+    let shareRoutes = ShareRoutes(links: links, pages: pages, limiter: limiter)
+    shareRoutes.register(on: router)
     WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
 
     let flusher = ClickFlushService(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+    // Share pages, resolutions and /healthz answered on the event loop when memory has all they need.
+    let fastRoutes = configuration.fastPath
+        ? FastRoutes(resolve: resolveRoutes, share: shareRoutes, limiter: limiter, metrics: metrics) : nil
+    let serverName = "linkd"
     let application = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "linkd"),
+        server: HTTPServerBuilder { responder in
+            FastPathChannel(base: HTTP1Channel(responder: responder), routes: fastRoutes, serverName: serverName)
+        },
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         // The sync service closes the store; listed first, it is shut down after the flusher's last flush.
         services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+        eventLoopGroupProvider: configuration.eventLoopThreads > 0
+            ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,
         logger: logger
     )
     return LinkdServer(application: application, initialAdminKey: bootstrap.initialAdminKey)

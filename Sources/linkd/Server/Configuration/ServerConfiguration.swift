@@ -30,6 +30,9 @@ import Yams
 ///   without it the store is SQLite in `dataDir`.
 /// - `syncIntervalSeconds` — Double — `2`: how often an instance on a shared store polls the change feed besides
 ///   LISTEN/NOTIFY; a revocation or key change made elsewhere is in force here within this plus 1 s.
+/// - `eventLoopThreads` / `LINKD_EVENT_LOOP_THREADS` — Int — `0`: SwiftNIO event-loop threads; 0 means one per core.
+/// - `fastPath` — Bool — `true`: answer share pages, resolutions and `/healthz` on the event loop when memory has
+///   all they need (same answers; false sends every request through Hummingbird's router).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 struct ServerConfiguration: Sendable, Equatable, Decodable {
@@ -52,6 +55,8 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
     var maxOriginFetches: Int
     var database: String?
     var syncIntervalSeconds: Double
+    var eventLoopThreads: Int
+    var fastPath: Bool
 
     /// Creates a configuration; every parameter has the embedded default.
     init(
@@ -73,7 +78,9 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         previewWaitMilliseconds: Int = 300,
         maxOriginFetches: Int = 32,
         database: String? = nil,
-        syncIntervalSeconds: Double = 2
+        syncIntervalSeconds: Double = 2,
+        eventLoopThreads: Int = 0,
+        fastPath: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -94,12 +101,14 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         self.maxOriginFetches = maxOriginFetches
         self.database = database
         self.syncIntervalSeconds = syncIntervalSeconds
+        self.eventLoopThreads = eventLoopThreads
+        self.fastPath = fastPath
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
             clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
-            previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds
+            previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath
     }
 
     /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
@@ -125,6 +134,8 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         maxOriginFetches = try c.decodeIfPresent(Int.self, forKey: .maxOriginFetches) ?? defaults.maxOriginFetches
         database = try c.decodeIfPresent(String.self, forKey: .database) ?? defaults.database
         syncIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .syncIntervalSeconds) ?? defaults.syncIntervalSeconds
+        eventLoopThreads = try c.decodeIfPresent(Int.self, forKey: .eventLoopThreads) ?? defaults.eventLoopThreads
+        fastPath = try c.decodeIfPresent(Bool.self, forKey: .fastPath) ?? defaults.fastPath
     }
 }
 
@@ -160,6 +171,12 @@ extension ServerConfiguration {
         }
         if let value = environment["LINKD_LOG_LEVEL"], !value.isEmpty { configuration.logLevel = value }
         if let value = environment["LINKD_DATABASE_URL"], !value.isEmpty { configuration.database = value }
+        if let value = environment["LINKD_EVENT_LOOP_THREADS"], !value.isEmpty {
+            guard let threads = Int(value) else {
+                throw ConfigurationError(message: "LINKD_EVENT_LOOP_THREADS: '\(value)' is not a number")
+            }
+            configuration.eventLoopThreads = threads
+        }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -226,6 +243,7 @@ extension ServerConfiguration {
                 throw ConfigurationError(message: error.message)
             }
         }
+        guard (0...256).contains(eventLoopThreads) else { throw ConfigurationError(message: "eventLoopThreads must be 0–256 (0: one per core)") }
         guard authFailuresPerMinute > 0 else { throw ConfigurationError(message: "authFailuresPerMinute must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")

@@ -99,15 +99,13 @@ struct LinkService: Sendable {
     /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
     /// token `unknown` for this request (never an error page); the cache is retried next time.
     func status(token: String, app: String, now: Date) async -> LinkStatus {
-        let verdict: LinkStatus
         switch memoryStatus(token: token, app: app, now: now) {
-        case .decided(let status): verdict = status
+        case .decided(let status): return status
         case .needsRecord(let id):
             _ = try? await store.link(id: id)
-            if case .decided(let status) = memoryStatus(token: token, app: app, now: now) { verdict = status } else { verdict = .unknown }
+            if case .decided(let status) = memoryStatus(token: token, app: app, now: now) { return status }
+            return .unknown
         }
-        metrics.recordTokenVerdict(verdict)
-        return verdict
     }
 
     private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date) -> LinkStatus {
@@ -127,12 +125,17 @@ struct LinkService: Sendable {
     /// `Router.resolve` with share tokens looked up here: the router stays pure; a token whose record is not
     /// cached is loaded and the URL resolved once more.
     func resolve(url: String, state: String?, app: String?, now: Date = Date()) async -> Resolution {
-        var missing: [(String, String)] = []
-        let first = resolveOnce(url: url, state: state, app: app, now: now, missing: &missing)
+        let (first, missing) = resolveOnce(url: url, state: state, app: app, now: now)
         guard !missing.isEmpty else { return finish(first) }
-        for (id, _) in missing { _ = try? await store.link(id: id) }
-        var unused: [(String, String)] = []
-        return finish(resolveOnce(url: url, state: state, app: app, now: now, missing: &unused))
+        for id in missing { _ = try? await store.link(id: id) }
+        return finish(resolveOnce(url: url, state: state, app: app, now: now).resolution)
+    }
+
+    /// The resolution when every share token in the URL is decided from memory; nil (and nothing recorded) when a
+    /// link record must be read first, which `resolve` does.
+    func resolveInMemory(url: String, state: String?, app: String?, now: Date = Date()) -> Resolution? {
+        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, now: now)
+        return missing.isEmpty ? finish(resolution) : nil
     }
 
     /// Resolves every item of an `.ics` file, share tokens included.
@@ -147,13 +150,13 @@ struct LinkService: Sendable {
         return try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
     }
 
-    private func resolveOnce(url: String, state: String?, app: String?, now: Date, missing: inout [(String, String)]) -> Resolution {
-        var found: [(String, String)] = []
+    /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
+    private func resolveOnce(url: String, state: String?, app: String?, now: Date) -> (resolution: Resolution, missing: [String]) {
+        var missing: [String] = []
         let resolution = router.resolve(url: url, state: state, app: app) { query in
-            lookup(query, now: now) { found.append(($0, query.token)) }
+            lookup(query, now: now) { missing.append($0) }
         }
-        missing = found
-        return resolution
+        return (resolution, missing)
     }
 
     private func lookup(_ query: ShareLinkQuery, now: Date, onMiss: (String) -> Void) -> LinkStatus {
@@ -303,11 +306,25 @@ extension LinkService {
 
     /// The app and status of a token: the app whose share host is the request's host, else the first app whose
     /// keys verify it. Every candidate is tried the same way, so an unknown token costs what a valid one does.
-    func shareStatus(token: String, host: String?, now: Date = Date()) async -> (String?, LinkStatus) {
+    /// Reads the link record on a cache miss; records no metric (the caller counts the verdict it answers).
+    func shareStatus(token: String, host: String?, now: Date = Date()) async -> (app: String?, status: LinkStatus) {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
         for app in candidates(host: host) {
             let status = await status(token: token, app: app, now: now)
             if status != .unknown { return (app, status) }
+        }
+        return (nil, .unknown)
+    }
+
+    /// `shareStatus` decided from memory; nil when a link record must be read first.
+    func shareStatusInMemory(token: String, host: String?, now: Date = Date()) -> (app: String?, status: LinkStatus)? {
+        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
+        for app in candidates(host: host) {
+            switch memoryStatus(token: token, app: app, now: now) {
+            case .decided(.unknown): continue
+            case .decided(let status): return (app, status)
+            case .needsRecord: return nil
+            }
         }
         return (nil, .unknown)
     }

@@ -10,7 +10,7 @@ struct HealthRoutes: Sendable {
 
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         router.get("/healthz") { _, _ in
-            Self.json(#"{"status":"ok"}"#)
+            Self.healthy.response
         }
         router.get("/readyz") { _, _ in
             do {
@@ -18,7 +18,7 @@ struct HealthRoutes: Sendable {
             } catch {
                 throw APIError(.serviceUnavailable, .notReady, "the store does not answer")
             }
-            return Self.json(#"{"status":"ready"}"#)
+            return ReadyResponse.json(Array(#"{"status":"ready"}"#.utf8)).response
         }
         router.get("/metrics") { _, _ in
             metrics.setRevocationSetSize(store.revocations.count)
@@ -30,10 +30,6 @@ struct HealthRoutes: Sendable {
         }
     }
 
-    static func json(_ text: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: text))
-        )
-    }
+    /// The answer of `/healthz` (also given by the event-loop fast path).
+    static let healthy = ReadyResponse.json(Array(#"{"status":"ok"}"#.utf8))
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import ICalendar
 import LinkRouter
 
@@ -15,19 +16,40 @@ struct ResolveRoutes: Sendable {
     /// Body cap of `POST /v1/resolve`: a URL (the router's 4 KB cap) plus the JSON around it.
     static let maxResolveBodyBytes = 8 * 1024
 
+    /// What a resolution is asked for, checked.
+    struct Query: Sendable {
+        let url: String
+        let state: String?
+        let app: String?
+
+        /// From `?url=&state=&app=`; 400 without `url` or with an over-long name.
+        init(uri: URI) throws {
+            let query = uri.queryParameters
+            guard let url = query.get("url") else { throw APIError(.badRequest, .badRequest, "missing query parameter 'url'") }
+            try self.init(url: url, state: query.get("state"), app: query.get("app"))
+        }
+
+        /// From the JSON body `{url, state, app}`; 400 for anything else.
+        init(body: ByteBuffer) throws {
+            let fields = try JSONBody.stringFields(in: body, required: ["url"], optional: ["state", "app"])
+            try self.init(url: fields["url"] ?? "", state: fields["state"], app: fields["app"])
+        }
+
+        private init(url: String, state: String?, app: String?) throws {
+            self.url = url
+            self.state = try ResolveRoutes.name(state, field: "state")
+            self.app = try ResolveRoutes.name(app, field: "app")
+        }
+    }
+
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         let group = router.group("v1/resolve").add(middleware: RateLimitMiddleware(limiter: limiter))
         group.get { request, _ in
-            let query = request.uri.queryParameters
-            guard let url = query.get("url") else {
-                throw APIError(.badRequest, .badRequest, "missing query parameter 'url'")
-            }
-            return try await resolve(url: url, state: query.get("state"), app: query.get("app"))
+            await answer(try Query(uri: request.uri)).response
         }
         group.post { request, _ in
-            let body = try await JSONBody.stringFields(
-                from: request, maxBytes: Self.maxResolveBodyBytes, required: ["url"], optional: ["state", "app"])
-            return try await resolve(url: body["url"] ?? "", state: body["state"], app: body["app"])
+            let body = try await JSONBody.collect(request, maxBytes: Self.maxResolveBodyBytes)
+            return await answer(try Query(body: body)).response
         }
         group.post("ics") { request, _ in
             let limit = ICalendarLimits().maxBytes
@@ -44,11 +66,15 @@ struct ResolveRoutes: Sendable {
         }
     }
 
-    private func resolve(url: String, state: String?, app: String?) async throws -> Response {
-        let state = try Self.name(state, field: "state")
-        let app = try Self.name(app, field: "app")
-        // The resolution's own JSON writer: the same document as JSONEncoder, without its cost on the hot path.
-        return JSONBody.response(json: await links.resolve(url: url, state: state, app: app).jsonBytes())
+    /// The resolution, reading link records the cache lacks. Written by `Resolution.jsonBytes`: the same document
+    /// as JSONEncoder, without its cost on the hot path.
+    func answer(_ query: Query) async -> ReadyResponse {
+        .json(await links.resolve(url: query.url, state: query.state, app: query.app).jsonBytes())
+    }
+
+    /// The resolution from memory alone (the event-loop fast path); nil when a link record must be read first.
+    func answerInMemory(_ query: Query) -> ReadyResponse? {
+        links.resolveInMemory(url: query.url, state: query.state, app: query.app).map { .json($0.jsonBytes()) }
     }
 
     private static func name(_ value: String?, field: String) throws -> String? {

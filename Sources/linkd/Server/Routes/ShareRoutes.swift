@@ -18,45 +18,61 @@ struct ShareRoutes: Sendable {
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         let group = router.group("s").add(middleware: RateLimitMiddleware(limiter: limiter))
         group.get("{token}") { request, context in
-            let token = context.parameters.get("token") ?? ""
-            let (app, status) = await links.shareStatus(token: token, host: request.head.authority)
-            let manifest = app.flatMap { links.router.manifest(app: $0) }
-            switch status {
-            case .active(let target):
-                guard let manifest else { return Self.page(pages.unavailable(app: nil, gone: false)) }
-                let client = UserAgentKind(userAgent: request.headers[.userAgent])
-                let title = links.store.cachedLink(id: target.linkID)?.title
-                let (page, deleted) = await pages.landing(app: manifest, token: token, target: target, title: title, client: client)
-                if !deleted && !client.isCrawler { links.clicks.record(linkID: target.linkID) }
-                return Self.page(page)
-            case .unavailable:
-                return Self.page(pages.unavailable(app: manifest, gone: true))
-            case .unknown:
-                return Self.page(pages.unavailable(app: nil, gone: false))
-            }
+            await page(token: context.parameters.get("token") ?? "", host: request.head.authority, userAgent: request.headers[.userAgent])
+                .response
         }
         group.get("{token}/qr.svg") { request, context in
             let token = context.parameters.get("token") ?? ""
             let (app, status) = await links.shareStatus(token: token, host: request.head.authority)
+            links.metrics.recordTokenVerdict(status)
             guard case .active = status, let app, let svg = pages.qrCode(app: app, token: token) else {
                 let code: HTTPResponse.Status = if case .unavailable = status { .gone } else { .notFound }
                 return Response(status: code, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
                                 body: .init(byteBuffer: ByteBuffer(string: "This link is no longer available.\n")))
             }
-            return Self.response(status: .ok, headers: SecurityHeaders.svg, body: svg)
+            return ReadyResponse(status: .ok, headers: SecurityHeaders.svg, body: ByteBuffer(string: svg)).response
         }
     }
 
-    private static func page(_ page: RenderedPage) -> Response {
-        response(status: HTTPResponse.Status(code: page.status), headers: page.headers, body: page.body)
+    /// The share page of `token`, reading the link record and asking the origin (within the preview wait) when
+    /// memory has not got them.
+    func page(token: String, host: String?, userAgent: String?) async -> ReadyResponse {
+        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent) { return ready }
+        let (app, status) = await links.shareStatus(token: token, host: host)
+        if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
+        return page(app: app, status: status, token: token, userAgent: userAgent, afterFetch: true) ?? pages.unknownPage
     }
 
-    /// A response with the given headers (`name`/`value` pairs of WebFallback).
-    static func response(status: HTTPResponse.Status, headers: [(name: String, value: String)], body: String) -> Response {
-        var fields = HTTPFields()
-        for header in headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+    /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
+    /// link record or the origin's preview must be fetched first.
+    func pageInMemory(token: String, host: String?, userAgent: String?) -> ReadyResponse? {
+        guard let (app, status) = links.shareStatusInMemory(token: token, host: host) else { return nil }
+        return page(app: app, status: status, token: token, userAgent: userAgent, afterFetch: false)
+    }
+
+    /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
+    private func page(app: String?, status: LinkStatus, token: String, userAgent: String?, afterFetch: Bool) -> ReadyResponse? {
+        let manifest = app.flatMap { links.router.manifest(app: $0) }
+        let page: ReadyResponse
+        switch status {
+        case .active(let target):
+            guard let manifest else {
+                page = pages.unknownPage
+                break
+            }
+            let client = UserAgentKind(userAgent: userAgent)
+            let title = links.store.cachedLink(id: target.linkID)?.title
+            guard let landing = pages.landing(
+                app: manifest, token: token, target: target, title: title, client: client, afterFetch: afterFetch)
+            else { return nil }
+            if !landing.deleted && !client.isCrawler { links.clicks.record(linkID: target.linkID) }
+            page = landing.page
+        case .unavailable:
+            page = pages.gonePage(app: manifest)
+        case .unknown:
+            page = pages.unknownPage
         }
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
+        links.metrics.recordTokenVerdict(status)
+        return page
     }
 }

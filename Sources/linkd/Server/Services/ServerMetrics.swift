@@ -12,6 +12,7 @@ final class ServerMetrics: Sendable {
     private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
     private let resolutions: [Resolution.Outcome: Counter]
     private let verdicts: [String: Counter]
+    private let fastPathAnswers: Counter
 
     private struct RequestKey: Hashable {
         let method: String
@@ -35,6 +36,7 @@ final class ServerMetrics: Sendable {
             verdicts[verdict] = registry.makeCounter(name: "linkd_token_verdicts_total", labels: [("verdict", verdict)])
         }
         self.verdicts = verdicts
+        fastPathAnswers = registry.makeCounter(name: "linkd_fast_path_answers_total")
     }
 
     /// Counts a request and records its latency, by route pattern and status.
@@ -54,6 +56,11 @@ final class ServerMetrics: Sendable {
         }
         series.count.increment()
         series.duration.record(duration)
+    }
+
+    /// Counts a request answered on the event loop from memory (`FastPathHandler`); the rest go through Hummingbird.
+    func recordFastPathAnswer() {
+        fastPathAnswers.increment()
     }
 
     /// Counts a resolution by outcome.

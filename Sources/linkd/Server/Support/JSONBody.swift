@@ -7,10 +7,7 @@ import NIOCore
 enum JSONBody {
     /// Collects the body of `request` up to `maxBytes`: 413 past the cap, 415 when `contentType` does not match.
     static func collect(_ request: Request, maxBytes: Int, contentType: String = "application/json") async throws -> ByteBuffer {
-        let given = request.headers[.contentType]?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        guard given == contentType else {
+        guard hasMediaType(request.headers[.contentType], contentType) else {
             throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body as \(contentType)")
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBytes {
@@ -21,6 +18,11 @@ enum JSONBody {
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, .payloadTooLarge, "the body is larger than \(maxBytes) bytes")
         }
+    }
+
+    /// Whether a `Content-Type` value names `mediaType` (parameters such as `charset` aside, any case).
+    static func hasMediaType(_ value: String?, _ mediaType: String) -> Bool {
+        value?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } == mediaType
     }
 
     /// Decodes a JSON object of type `T` from the body. Unknown keys are refused (400), so that a typo in a field
@@ -50,10 +52,7 @@ enum JSONBody {
 
     /// A flat JSON object of string fields, parsed once (the hot `POST /v1/resolve` body): the same errors as
     /// `decode` — unknown field, missing field, wrong type — without a second pass through `JSONDecoder`.
-    static func stringFields(
-        from request: Request, maxBytes: Int, required: Set<String>, optional: Set<String>
-    ) async throws -> [String: String] {
-        let buffer = try await collect(request, maxBytes: maxBytes)
+    static func stringFields(in buffer: ByteBuffer, required: Set<String>, optional: Set<String>) throws -> [String: String] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
             throw APIError(.badRequest, .badRequest, "the body must be a JSON object")
         }
@@ -80,14 +79,6 @@ enum JSONBody {
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
-    }
-
-    /// A response whose body is JSON bytes made elsewhere, with the same headers.
-    static func response(json bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
 

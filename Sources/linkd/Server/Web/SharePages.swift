@@ -20,36 +20,43 @@ struct SharePages: Sendable {
     /// How long a rendered landing page is reused.
     static let renderedPageSeconds: Double = 10
 
-    /// What the origin said, as the share route needs it.
-    enum PreviewVerdict: Sendable {
-        case preview(Preview?)
-        case deleted
-    }
-
     init(router: Router, templates: PageConfiguration, previewWait: Duration, maxOriginFetches: Int) throws(PageError) {
         self.renderer = try PageRenderer(configuration: templates)
         self.router = router
         self.previewWait = previewWait
         self.fetchSlots = FetchSlots(limit: maxOriginFetches)
         var origins: [String: OriginClient] = [:]
+        var gonePages: [String: ReadyResponse] = [:]
         for manifest in router.manifests {
+            gonePages[manifest.app] = ReadyResponse(page: Self.unavailable(renderer, app: manifest, gone: true))
             guard let origin = manifest.origin else { continue }
             origins[manifest.app] = OriginClient(configuration: OriginConfiguration(
                 baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
         }
         self.origins = origins
+        self.gonePages = gonePages
+        self.unknownPage = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: false))
     }
 
-    /// The landing page of a valid link (200), or the unavailable page (410) when the origin says the item is gone.
-    func landing(app manifest: AppManifest, token: String, target: ShareLinkTarget, title: String?, client: UserAgentKind) async
-        -> (page: RenderedPage, deleted: Bool)
-    {
+    /// The landing page of a valid link (200), or the unavailable page (410) when the origin says the item is gone,
+    /// made from memory: a page rendered in the last `renderedPageSeconds`, else the origin's cached answer.
+    /// Nil when the origin must be asked first (`fetchPreview`), unless `afterFetch`: then the page goes out with
+    /// whatever the cache holds (a stale preview, or none).
+    func landing(
+        app manifest: AppManifest, token: String, target: ShareLinkTarget, title: String?, client: UserAgentKind, afterFetch: Bool
+    ) -> (page: ReadyResponse, deleted: Bool)? {
         let key = RenderedPages.Key(token: token, client: client)
         if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
+        let origin = origins[manifest.app]
+        let cached = origin?.cachedPreview(params: target.params)
         var preview: Preview?
-        switch await originPreview(app: manifest.app, params: target.params) {
-        case .deleted: return (unavailable(app: manifest, gone: true), true)
-        case .preview(let fetched): preview = fetched
+        if origin != nil {
+            guard cached?.fresh == true || afterFetch else { return nil }
+            switch cached?.result {
+            case .deleted: return (gonePage(app: manifest), true)
+            case .preview(let fetched): preview = fetched
+            case .unavailable, nil: preview = nil
+            }
         }
         if preview == nil, let title, !title.isEmpty { preview = Preview(title: title) }
         let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
@@ -61,20 +68,27 @@ struct SharePages: Sendable {
         let page = LandingPage(
             app: Self.pageInfo(manifest), shareURL: shareURL, openInAppURL: open,
             customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
-        let renderedPage = renderer.landing(page, for: client)
-        // A page made without the origin's preview (slow, down, busy) is not kept: the next visitor may get it.
-        if origins[manifest.app] == nil || originPreviewCached(app: manifest.app, params: target.params) {
-            rendered.store(renderedPage, for: key)
-        }
-        return (renderedPage, false)
+        let ready = ReadyResponse(page: renderer.landing(page, for: client))
+        // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
+        if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }
+        return (ready, false)
     }
 
-    /// The unavailable page: 410 when `gone`, else 404, with the same body for the same app. `app` is nil when the
-    /// token named none (then the page is the same for every unknown token).
-    func unavailable(app manifest: AppManifest?, gone: Bool) -> RenderedPage {
-        let info = manifest.map(Self.pageInfo)
-        return renderer.unavailable(UnavailablePage(
-            app: info, reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(Self.callToAction)))
+    /// The unavailable page of a revoked, expired or deleted link of `app` (410).
+    func gonePage(app manifest: AppManifest?) -> ReadyResponse {
+        manifest.flatMap { gonePages[$0.app] } ?? ReadyResponse(page: Self.unavailable(renderer, app: manifest, gone: true))
+    }
+
+    /// The unavailable page of an unknown token (404): the same for every token, so nothing tells a malformed, a
+    /// forged and an unknown token apart.
+    let unknownPage: ReadyResponse
+    /// The 410 page of each app, rendered once.
+    private let gonePages: [String: ReadyResponse]
+
+    /// The unavailable page: 410 when `gone`, else 404. `app` is nil when the token named none.
+    private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
+        renderer.unavailable(UnavailablePage(
+            app: manifest.map(pageInfo), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(callToAction)))
     }
 
     /// The QR code (SVG) of a link's share URL.
@@ -85,30 +99,17 @@ struct SharePages: Sendable {
 
     // MARK: Previews
 
-    private func originPreviewCached(app: String, params: [String: String]) -> Bool {
-        origins[app]?.cachedPreview(params: params)?.fresh == true
-    }
-
-    private func originPreview(app: String, params: [String: String]) async -> PreviewVerdict {
-        guard let client = origins[app] else { return .preview(nil) }
-        if let cached = client.cachedPreview(params: params), cached.fresh { return Self.verdict(cached.result) }
-        let stale = client.cachedPreview(params: params)?.result
-        guard fetchSlots.enter() else { return stale.map(Self.verdict) ?? .preview(nil) }
+    /// Asks the origin for the preview of the item `params` name unless a fresh answer is cached, waiting at most
+    /// `previewWait` (the fetch goes on and fills the cache for the next visitor). With `maxOriginFetches` fetches
+    /// in flight it does not ask.
+    func fetchPreview(app: String, params: [String: String]) async {
+        guard let client = origins[app], client.cachedPreview(params: params)?.fresh != true, fetchSlots.enter() else { return }
         let slots = fetchSlots
         let fetch = Task { () -> PreviewResult in
             defer { slots.leave() }
             return await client.preview(params: params)
         }
-        guard let result = await Self.value(of: fetch, within: previewWait) else { return stale.map(Self.verdict) ?? .preview(nil) }
-        return Self.verdict(result)
-    }
-
-    private static func verdict(_ result: PreviewResult) -> PreviewVerdict {
-        switch result {
-        case .preview(let preview): .preview(preview)
-        case .deleted: .deleted
-        case .unavailable: .preview(nil)
-        }
+        _ = await Self.value(of: fetch, within: previewWait)
     }
 
     /// The task's value if it finishes within `limit`, else nil (the task goes on and fills the cache).
@@ -165,20 +166,20 @@ final class RenderedPages: Sendable {
         let client: UserAgentKind
     }
 
-    private let entries = Mutex<[Key: (made: ContinuousClock.Instant, page: RenderedPage)]>([:])
+    private let entries = Mutex<[Key: (made: ContinuousClock.Instant, page: ReadyResponse)]>([:])
     let capacity: Int
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// The page made for `key` less than `maxAge` seconds ago.
-    func page(for key: Key, maxAge: Double) -> RenderedPage? {
+    func page(for key: Key, maxAge: Double) -> ReadyResponse? {
         entries.withLock { entries in
             guard let entry = entries[key], ContinuousClock.now - entry.made < .milliseconds(Int(maxAge * 1000)) else { return nil }
             return entry.page
         }
     }
 
-    func store(_ page: RenderedPage, for key: Key) {
+    func store(_ page: ReadyResponse, for key: Key) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = (ContinuousClock.now, page)

@@ -1,0 +1,98 @@
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import NIOHTTP1
+
+/// The requests answered on the event loop, and how: the functions the Hummingbird routes call, in their
+/// memory-only form. Anything they cannot answer from memory (a link record to read, a preview to fetch, a bad
+/// request, an empty rate-limit bucket) goes to Hummingbird, which answers it as it always did.
+struct FastRoutes: Sendable {
+    /// A route the fast path knows.
+    enum Route: Sendable, Equatable {
+        case healthz
+        case resolve
+        case share(token: String)
+
+        /// The route pattern, as Hummingbird labels the request metrics.
+        var pattern: String {
+            switch self {
+            case .healthz: "/healthz"
+            case .resolve: "/v1/resolve"
+            case .share: "/s/{token}"
+            }
+        }
+
+        /// Whether the per-client rate limit applies (as on the Hummingbird route groups `v1/resolve` and `s`).
+        var isRateLimited: Bool { self != .healthz }
+    }
+
+    /// A request being considered: its head, parsed target and (for a POST) its body.
+    struct Request {
+        let head: HTTPRequestHead
+        let uri: URI
+        let route: Route
+        let started: ContinuousClock.Instant
+        var body: ByteBuffer?
+    }
+
+    let resolve: ResolveRoutes
+    let share: ShareRoutes
+    let limiter: RateLimiter?
+    let metrics: ServerMetrics
+
+    /// The largest body collected (`POST /v1/resolve`'s cap): past it the request goes to Hummingbird (413).
+    static let maxBodyBytes = ResolveRoutes.maxResolveBodyBytes
+
+    /// The request if it is one the fast path may answer; nil for every other request. Paths are split as
+    /// Hummingbird's router splits them (empty segments ignored), so both agree on what a path names.
+    func candidate(_ head: HTTPRequestHead, at started: ContinuousClock.Instant) -> Request? {
+        guard head.method == .GET || head.method == .POST else { return nil }
+        let uri = URI(head.uri)
+        let parts = uri.path.split(separator: "/")
+        let route: Route
+        switch parts.count {
+        case 1 where parts[0] == "healthz" && head.method == .GET: route = .healthz
+        case 2 where parts[0] == "v1" && parts[1] == "resolve": route = .resolve
+        case 2 where parts[0] == "s" && head.method == .GET: route = .share(token: String(parts[1]))
+        default: return nil
+        }
+        return Request(head: head, uri: uri, route: route, started: started)
+    }
+
+    /// The answer from memory, with the request counted (rate limit, metrics); nil, with nothing counted, to hand
+    /// the request to Hummingbird. `client` is the caller's address.
+    func answer(_ request: Request, client: String) -> ReadyResponse? {
+        // An empty bucket: Hummingbird answers the 429. The bucket is charged only once the answer is made, so a
+        // request is charged once by whichever path answers it (two connections of one client on two event loops
+        // may both pass the peek for the last token: one request over, at most one per loop).
+        if request.route.isRateLimited, let limiter, !limiter.peek(client) { return nil }
+        guard let response = make(request) else { return nil }
+        if request.route.isRateLimited { _ = limiter?.allow(client) }
+        metrics.recordFastPathAnswer()
+        metrics.recordRequest(
+            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code,
+            duration: ContinuousClock.now - request.started)
+        return response
+    }
+
+    private func make(_ request: Request) -> ReadyResponse? {
+        let headers = request.head.headers
+        switch request.route {
+        case .healthz:
+            return HealthRoutes.healthy
+        case .resolve:
+            let query: ResolveRoutes.Query?
+            if request.head.method == .POST {
+                guard JSONBody.hasMediaType(headers.first(name: "content-type"), "application/json"), let body = request.body else { return nil }
+                query = try? ResolveRoutes.Query(body: body)
+            } else {
+                query = try? ResolveRoutes.Query(uri: request.uri)
+            }
+            return query.flatMap(resolve.answerInMemory)
+        case .share(let token):
+            let agents = headers["user-agent"]
+            return share.pageInMemory(
+                token: token, host: headers.first(name: "host"), userAgent: agents.isEmpty ? nil : agents.joined(separator: ", "))
+        }
+    }
+}
