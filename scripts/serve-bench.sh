@@ -4,7 +4,8 @@
 #      POST /v1/resolve with wrk and a Lua body (same handler as the GET form);
 #   2. resident size of the daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
-# Usage: scripts/serve-bench.sh [SECONDS]     (needs wrk and nginx: loadcompare installs them)
+# Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: loadcompare installs them)
+#   speed: the throughput part only.  LOOPS=N: event-loop threads (default 1, as nginx's one worker; 0 = one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -71,6 +72,7 @@ wrk.body = '{"url":"$url","state":"free"}'
 LUA
 wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve" | grep -E "Requests/sec|99%|Non-2xx|errors" || true
 
+[ "${2:-}" = speed ] && exit 0
 echo "== creating 100,000 links through POST /v1/links (8 keep-alive connections)"
 python3 - "$base" "$client" <<'PY'
 import http.client, json, sys, threading, time, urllib.parse, uuid

@@ -11,6 +11,24 @@ struct ResolutionJSONTests {
         return Array(try encoder.encode(resolution))
     }
 
+    @Test("dictionaries come out in JSONEncoder's sorted-key order (case-folded keys, ties, prefixes, non-ASCII)")
+    func keyOrderMatchesFoundation() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aAbBzZ_-09.é")
+        for _ in 0..<300 {
+            var values: [String: String] = [:]
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                let key = String((0..<Int.random(in: 0...4, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                values[key] = "v\"\\\n\(key)"
+            }
+            var out = JSONBytes()
+            out.dictionary(values)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            #expect(out.bytes == Array(try encoder.encode(values)), "\(values.keys.sorted())")
+        }
+    }
+
     @Test("byte for byte the same as JSONEncoder for every example app, state and kind of answer")
     func matchesFoundation() throws {
         let router = try Examples.router()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LinkdTestSupport
+import NIOHTTP1
 import Testing
 
 @testable import linkd
@@ -159,6 +160,22 @@ struct FastPathTests {
             #expect(try await connection.read().text.contains(#""outcome":"route""#))
             #expect(try await Self.metric(api, "linkd_fast_path_answers_total") == 0)
         }
+    }
+
+    @Test("paths and hosts are read as Hummingbird's router reads them")
+    func paths() {
+        func route(_ method: HTTPMethod, _ target: String) -> FastRoutes.Route? {
+            FastRoutes.candidate(HTTPRequestHead(version: .http1_1, method: method, uri: target), at: .now)?.route
+        }
+        #expect(route(.GET, "/healthz") == .healthz && route(.GET, "/healthz?probe=1") == .healthz)
+        #expect(route(.POST, "/healthz") == nil && route(.GET, "/healthz/x") == nil)
+        #expect(route(.GET, "/v1/resolve?url=x") == .resolve && route(.POST, "//v1//resolve/") == .resolve)
+        #expect(route(.POST, "/v1/resolve/ics") == nil && route(.GET, "/v1/resolvex") == nil)
+        #expect(route(.GET, "//s//AbC-_9?utm=1") == .share(token: "AbC-_9") && route(.GET, "/s/t/qr.svg") == nil)
+        #expect(route(.POST, "/s/t") == nil && route(.GET, "http://a.example/s/t") == nil && route(.DELETE, "/v1/resolve") == nil)
+        #expect(LinkService.hostname("Links.Handz.Example:8443") == "links.handz.example")
+        #expect(LinkService.hostname("links.handz.example") == "links.handz.example")
+        #expect(LinkService.hostname("[::1]:8080") == "[::1]:8080" && LinkService.hostname("ÉX.example") == "éx.example")
     }
 
     @Test("the Date header is an IMF-fixdate (RFC 9110's example)")

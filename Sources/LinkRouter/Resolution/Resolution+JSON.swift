@@ -81,11 +81,9 @@ struct JSONBytes {
     /// Per open object: whether a member was written (the next one needs a comma).
     private var hasMember: [Bool] = []
 
-    /// The order JSONEncoder's `.sortedKeys` gives for the keys linkd writes (plain ASCII identifiers and
-    /// route or param names): case-insensitive, then by code point to break ties.
+    /// The order JSONEncoder's `.sortedKeys` gives on Linux: by UTF-8 bytes (`"B" < "_x" < "a"`), no case folding.
     static func keyOrder(_ a: String, _ b: String) -> Bool {
-        let (la, lb) = (a.lowercased(), b.lowercased())
-        return la == lb ? a < b : la < lb
+        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     mutating func open() {
@@ -133,8 +131,21 @@ struct JSONBytes {
     /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, `/` and
     /// non-ASCII written as they are (what JSONEncoder does with `.withoutEscapingSlashes`).
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
+        var value = value
+        value.withUTF8 { utf8 in
+            bytes.append(UInt8(ascii: "\""))
+            // Most strings need no escape: one copy.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                escaped(utf8)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
@@ -151,6 +162,5 @@ struct JSONBytes {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

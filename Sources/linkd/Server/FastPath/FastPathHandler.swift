@@ -61,7 +61,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             if unanswered == 0, wire != nil, head.isKeepAlive, !head.headers.contains(name: "expect"),
-               let request = routes.candidate(head, at: .now) {
+               let request = FastRoutes.candidate(head, at: .now) {
                 state = .collecting(request)
             } else {
                 handOn(context, head: head, body: nil)
@@ -86,9 +86,11 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             state = .idle
             if let response = routes.answer(request, client: address(context)), let wire {
-                var buffer = context.channel.allocator.buffer(capacity: response.body.readableBytes + 512)
-                response.write(to: &buffer, date: date.current(), server: serverName)
-                wire.write(NIOAny(IOData.byteBuffer(buffer)), promise: nil)
+                // Three buffers, one writev: the shared head, this response's length and date, the shared body.
+                let trailer = response.wireTrailer(date: date.current(), server: serverName, allocator: context.channel.allocator)
+                wire.write(NIOAny(IOData.byteBuffer(response.wirePrefix)), promise: nil)
+                wire.write(NIOAny(IOData.byteBuffer(trailer)), promise: nil)
+                wire.write(NIOAny(IOData.byteBuffer(response.body)), promise: nil)
                 wrote = true
             } else {
                 handOn(context, head: request.head, body: request.body)

@@ -26,10 +26,9 @@ struct FastRoutes: Sendable {
         var isRateLimited: Bool { self != .healthz }
     }
 
-    /// A request being considered: its head, parsed target and (for a POST) its body.
+    /// A request being considered: its head, route and (for a POST) its body.
     struct Request {
         let head: HTTPRequestHead
-        let uri: URI
         let route: Route
         let started: ContinuousClock.Instant
         var body: ByteBuffer?
@@ -43,20 +42,23 @@ struct FastRoutes: Sendable {
     /// The largest body collected (`POST /v1/resolve`'s cap): past it the request goes to Hummingbird (413).
     static let maxBodyBytes = ResolveRoutes.maxResolveBodyBytes
 
-    /// The request if it is one the fast path may answer; nil for every other request. Paths are split as
-    /// Hummingbird's router splits them (empty segments ignored), so both agree on what a path names.
-    func candidate(_ head: HTTPRequestHead, at started: ContinuousClock.Instant) -> Request? {
+    /// The request if it is one the fast path may answer; nil for every other request. The path (the target up to
+    /// `?`, as Hummingbird's `URI` reads it) is split as Hummingbird's router splits it, empty segments ignored, so
+    /// both agree on what a path names. Byte-level: this runs for every request.
+    static func candidate(_ head: HTTPRequestHead, at started: ContinuousClock.Instant) -> Request? {
         guard head.method == .GET || head.method == .POST else { return nil }
-        let uri = URI(head.uri)
-        let parts = uri.path.split(separator: "/")
+        let target = head.uri.utf8
+        guard target.first == UInt8(ascii: "/") else { return nil }  // origin form only
+        let path = target[..<(target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)]
+        let parts = path.split(separator: UInt8(ascii: "/"), maxSplits: 3)
         let route: Route
         switch parts.count {
-        case 1 where parts[0] == "healthz" && head.method == .GET: route = .healthz
-        case 2 where parts[0] == "v1" && parts[1] == "resolve": route = .resolve
-        case 2 where parts[0] == "s" && head.method == .GET: route = .share(token: String(parts[1]))
+        case 1 where head.method == .GET && parts[0].elementsEqual("healthz".utf8): route = .healthz
+        case 2 where parts[0].elementsEqual("v1".utf8) && parts[1].elementsEqual("resolve".utf8): route = .resolve
+        case 2 where head.method == .GET && parts[0].elementsEqual("s".utf8): route = .share(token: String(Substring(parts[1])))
         default: return nil
         }
-        return Request(head: head, uri: uri, route: route, started: started)
+        return Request(head: head, route: route, started: started)
     }
 
     /// The answer from memory, with the request counted (rate limit, metrics); nil, with nothing counted, to hand
@@ -86,7 +88,7 @@ struct FastRoutes: Sendable {
                 guard JSONBody.hasMediaType(headers.first(name: "content-type"), "application/json"), let body = request.body else { return nil }
                 query = try? ResolveRoutes.Query(body: body)
             } else {
-                query = try? ResolveRoutes.Query(uri: request.uri)
+                query = try? ResolveRoutes.Query(uri: URI(request.head.uri))
             }
             return query.flatMap(resolve.answerInMemory)
         case .share(let token):

@@ -8,17 +8,24 @@ import WebFallback
 /// answers one as a `Response`, the event-loop fast path (`FastPathHandler`) writes its HTTP/1.1 bytes.
 struct ReadyResponse: Sendable {
     /// The status.
-    var status: HTTPResponse.Status
+    let status: HTTPResponse.Status
     /// The header fields (`Content-Length`, `Date` and `Server` are added when it is sent).
-    var headers: HTTPFields
+    let headers: HTTPFields
     /// The body.
-    var body: ByteBuffer
+    let body: ByteBuffer
+    /// The status line and header fields as HTTP/1.1 bytes, encoded once with the response (a cached page is sent
+    /// many times; JSON answers share one).
+    let wirePrefix: ByteBuffer
 
     /// A JSON answer with `Cache-Control: no-store` (API answers reflect revocations at once).
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> ReadyResponse {
-        ReadyResponse(
-            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ByteBuffer(bytes: bytes))
+        let body = ByteBuffer(bytes: bytes)
+        guard status == .ok else { return ReadyResponse(status: status, headers: jsonHeaders, body: body) }
+        return ReadyResponse(status: .ok, headers: jsonHeaders, body: body, wirePrefix: jsonOKPrefix)
     }
+
+    private static let jsonHeaders: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+    private static let jsonOKPrefix = encodedPrefix(status: .ok, headers: jsonHeaders)
 
     /// A rendered web-fallback page with its own status and headers.
     init(page: RenderedPage) {
@@ -36,9 +43,14 @@ struct ReadyResponse: Sendable {
 
     /// A response from its parts.
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+        self.init(status: status, headers: headers, body: body, wirePrefix: Self.encodedPrefix(status: status, headers: headers))
+    }
+
+    private init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer, wirePrefix: ByteBuffer) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.wirePrefix = wirePrefix
     }
 
     /// As a Hummingbird response.
@@ -46,9 +58,23 @@ struct ReadyResponse: Sendable {
         Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
-    /// Appends the HTTP/1.1 response to `buffer`: status line, the header fields, `Content-Length`, `Date`,
-    /// `Server`, the body — the bytes Hummingbird sends for `response`.
-    func write(to buffer: inout ByteBuffer, date: String, server: String) {
+    /// What follows the header fields on the wire: `Content-Length`, `Date`, `Server` and the blank line — the
+    /// fields Hummingbird adds, in its order. The body comes after.
+    func wireTrailer(date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 80 + server.utf8.count)
+        buffer.writeStaticString("Content-Length: ")
+        buffer.writeString(String(body.readableBytes))
+        buffer.writeStaticString("\r\nDate: ")
+        buffer.writeString(date)
+        buffer.writeStaticString("\r\nServer: ")
+        buffer.writeString(server)
+        buffer.writeStaticString("\r\n\r\n")
+        return buffer
+    }
+
+    /// The status line and header fields as HTTP/1.1 bytes.
+    private static func encodedPrefix(status: HTTPResponse.Status, headers: HTTPFields) -> ByteBuffer {
+        var buffer = ByteBuffer()
         // A status made from a bare code (a page's 200/404/410) has no phrase: NIO's is the one Hummingbird sends.
         let phrase = status.reasonPhrase.isEmpty ? HTTPResponseStatus(statusCode: status.code).reasonPhrase : status.reasonPhrase
         buffer.writeString("HTTP/1.1 \(status.code) \(phrase)\r\n")
@@ -58,13 +84,6 @@ struct ReadyResponse: Sendable {
             buffer.writeString(field.value)
             buffer.writeStaticString("\r\n")
         }
-        buffer.writeStaticString("Content-Length: ")
-        buffer.writeString(String(body.readableBytes))
-        buffer.writeStaticString("\r\nDate: ")
-        buffer.writeString(date)
-        buffer.writeStaticString("\r\nServer: ")
-        buffer.writeString(server)
-        buffer.writeStaticString("\r\n\r\n")
-        buffer.writeImmutableBuffer(body)
+        return buffer
     }
 }
