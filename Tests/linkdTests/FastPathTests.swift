@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LinkdTestSupport
+import NIOCore
 import NIOHTTP1
 import Testing
 
@@ -183,5 +184,59 @@ struct FastPathTests {
         #expect(HTTPDateText.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         var date = HTTPDateText()
         #expect(date.current().hasSuffix(" GMT") && date.current().count == 29)
+    }
+}
+
+@Suite("FlatJSON")
+struct FlatJSONTests {
+    /// What JSONSerialization reads from `bytes` as a flat object of strings and nulls; nil when it reads something else.
+    static func foundation(_ bytes: [UInt8]) -> [String: String?]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        var members: [String: String?] = [:]
+        for (key, value) in object {
+            if value is NSNull { members[key] = .some(nil) } else if let text = value as? String { members[key] = text } else { return nil }
+        }
+        return members
+    }
+
+    static func flat(_ bytes: [UInt8]) -> [String: String?]? { FlatJSON.members(ByteBuffer(bytes: bytes)) }
+
+    @Test("what it accepts, JSONSerialization reads the same; what it refuses is left to JSONSerialization")
+    func agreesWithFoundation() {
+        let accepted = [
+            #"{"url":"handz://library","state":"free"}"#, #" { "url" : "a\"b\\c\/d" , "app" : null } "#, "{}",
+            #"{"url":"\u00e9\ud83d\ude00 \b\f\n\r\t","x":"é😀"}"#, "{\"url\":\"x\"}\n",
+        ]
+        for text in accepted {
+            let bytes = Array(text.utf8)
+            #expect(Self.flat(bytes) != nil, "\(text)")
+            #expect(Self.flat(bytes) == Self.foundation(bytes), "\(text)")
+        }
+        let refused = [
+            #"{"url":1}"#, #"{"url":{"a":"b"}}"#, #"{"url":"a","url":"b"}"#, #"{"url":"a",}"#, #"{"url":"\ud800"}"#,
+            #"{"url":"\udc00x"}"#, #"{"url":"\x"}"#, "{\"url\":\"a\u{01}\"}", #"["url"]"#, #"{"url":"a"} x"#, #"{"url":nul}"#,
+            #"{"url":"\u12"}"#, "", "{", #"{"url" "a"}"#,
+        ]
+        for text in refused { #expect(Self.flat(Array(text.utf8)) == nil, "\(text)") }
+        #expect(Self.flat([0x7B, 0x22, 0x75, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) == nil)  // {"u":"\xFF"}
+    }
+
+    @Test("random edits of a body never make it read something JSONSerialization reads otherwise")
+    func fuzz() {
+        var generator = SystemRandomNumberGenerator()
+        let base = Array(#"{"url":"https://links.handz.example/s/AQ\u00e9","state":"free","app":null}"#.utf8)
+        let alphabet = Array(#"{}[]":,\/ u0aAdD8fnull"#.utf8) + [0x00, 0x0A, 0xC3, 0xA9, 0xFF]
+        for _ in 0..<3000 {
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[at] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
+                default: if bytes.count > 1 { bytes.remove(at: at) }
+                }
+            }
+            if let read = Self.flat(bytes) { #expect(read == Self.foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))") }
+        }
     }
 }

@@ -86,7 +86,7 @@ struct FastRoutes: Sendable {
             let query: ResolveRoutes.Query?
             if request.head.method == .POST {
                 guard JSONBody.hasMediaType(headers.first(name: "content-type"), "application/json"), let body = request.body else { return nil }
-                query = try? ResolveRoutes.Query(body: body)
+                query = ResolveRoutes.Query(flatBody: body)
             } else {
                 query = try? ResolveRoutes.Query(uri: URI(request.head.uri))
             }

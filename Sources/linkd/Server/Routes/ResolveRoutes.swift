@@ -35,6 +35,15 @@ struct ResolveRoutes: Sendable {
             try self.init(url: fields["url"] ?? "", state: fields["state"], app: fields["app"])
         }
 
+        /// From the JSON body read by `FlatJSON` (the fast path); nil for anything `init(body:)` would refuse, and
+        /// for anything `FlatJSON` leaves to it.
+        init?(flatBody body: ByteBuffer) {
+            guard let members = FlatJSON.members(body), members.keys.allSatisfy(["url", "state", "app"].contains),
+                  case .some(.some(let url)) = members["url"]
+            else { return nil }
+            try? self.init(url: url, state: members["state"] ?? nil, app: members["app"] ?? nil)
+        }
+
         private init(url: String, state: String?, app: String?) throws {
             self.url = url
             self.state = try ResolveRoutes.name(state, field: "state")
