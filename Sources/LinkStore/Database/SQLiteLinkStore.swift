@@ -63,7 +63,8 @@ public final class SQLiteLinkStore: LinkStorage {
             }
             try record.insert(db)
         }
-        cache.put(record)
+        // Not cached here: the cache holds links being opened (a record is cached on its first read), not every
+        // link made — most are opened rarely or never.
     }
 
     /// The link record (from the cache when present).

@@ -112,7 +112,8 @@ public final class PostgresLinkStore: LinkStorage {
             return try await rows.collect().count == 1
         }
         guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) exists") }
-        cache.put(record)
+        // Not cached here: the cache holds links being opened (a record is cached on its first read), not every
+        // link made — most are opened rarely or never.
     }
 
     /// The link record (from the cache when present).

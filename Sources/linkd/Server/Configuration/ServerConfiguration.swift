@@ -12,7 +12,7 @@ import Yams
 /// - `dataDir` / `LINKD_DATA_DIR` — String — `./data`: SQLite database, master key, keys (dir mode 0700).
 /// - `manifests` / `LINKD_MANIFESTS` (comma-separated) — [String] — `[]`: app manifest files; empty means
 ///   the demo manifests `examples/*.yaml` relative to the working directory.
-/// - `linkCacheCapacity` — Int — `20000`: link records kept in memory (about 0.6 KB each).
+/// - `linkCacheCapacity` — Int — `20000`: link records kept in memory (about 0.85 KB each), cached on first read.
 /// - `maxTTLSeconds` — Int — `31536000` (365 days): the longest lifetime of a share link.
 /// - `defaultTTLSeconds` — Int — `2592000` (30 days): the lifetime when a request gives none.
 /// - `maxBodyBytes` — Int — `65536`: request body cap for JSON endpoints.

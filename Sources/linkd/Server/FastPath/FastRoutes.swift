@@ -85,14 +85,15 @@ struct FastRoutes: Sendable {
         case .resolve:
             let query: ResolveRoutes.Query?
             if request.head.method == .POST {
-                guard JSONBody.hasMediaType(headers.first(name: "content-type"), "application/json"), let body = request.body else { return nil }
+                let types = headers["content-type"]  // one, as Hummingbird reads several joined
+                guard types.count == 1, JSONBody.hasMediaType(types[0], "application/json"), let body = request.body else { return nil }
                 query = ResolveRoutes.Query(flatBody: body)
             } else {
                 query = try? ResolveRoutes.Query(uri: URI(request.head.uri))
             }
             return query.flatMap(resolve.answerInMemory)
         case .share(let token):
-            let agents = headers["user-agent"]
+            let agents = headers["user-agent"]  // joined as HTTPFields joins them; the host is the first, as Hummingbird's
             return share.pageInMemory(
                 token: token, host: headers.first(name: "host"), userAgent: agents.isEmpty ? nil : agents.joined(separator: ", "))
         }
