@@ -5,7 +5,7 @@
 #   2. resident size of the daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
 # Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: loadcompare installs them)
-#   speed: the throughput part only.  LOOPS=N: event-loop threads (default 1, as nginx's one worker; 0 = one per core).
+#   speed: the throughput part only.  LOOPS=N: event-loop threads (default 0: one per core, the shipped default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -36,7 +36,7 @@ manifests="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,
 
 # start DATA_DIR: runs linkd serve with rate limits off; sets pid, base, admin.
 start() {
-  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "${LOOPS:-1}" "$1" >"$work/linkd.yaml"
+  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "${LOOPS:-0}" "$1" >"$work/linkd.yaml"
   export LINKD_MANIFESTS=$manifests
   "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
   pid=$!
