@@ -52,23 +52,22 @@ struct ShareRoutes: Sendable {
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
     private func page(app: String?, status: LinkStatus, token: String, userAgent: String?, afterFetch: Bool) -> ReadyResponse? {
-        let manifest = app.flatMap { links.router.manifest(app: $0) }
         let page: ReadyResponse
         switch status {
         case .active(let target):
-            guard let manifest else {
+            guard let app else {
                 page = pages.unknownPage
                 break
             }
             let client = UserAgentKind(userAgent: userAgent)
-            let title = links.store.cachedLink(id: target.linkID)?.title
             guard let landing = pages.landing(
-                app: manifest, token: token, target: target, title: title, client: client, afterFetch: afterFetch)
+                app: app, token: token, target: target, title: links.store.cachedLink(id: target.linkID)?.title, client: client,
+                afterFetch: afterFetch)
             else { return nil }
             if !landing.deleted && !client.isCrawler { links.clicks.record(linkID: target.linkID) }
             page = landing.page
         case .unavailable:
-            page = pages.gonePage(app: manifest)
+            page = pages.gonePage(app: app)
         case .unknown:
             page = pages.unknownPage
         }

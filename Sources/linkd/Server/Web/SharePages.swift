@@ -36,29 +36,33 @@ struct SharePages: Sendable {
         self.origins = origins
         self.gonePages = gonePages
         self.unknownPage = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: false))
+        self.goneWithoutApp = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: true))
     }
 
     /// The landing page of a valid link (200), or the unavailable page (410) when the origin says the item is gone,
     /// made from memory: a page rendered in the last `renderedPageSeconds`, else the origin's cached answer.
     /// Nil when the origin must be asked first (`fetchPreview`), unless `afterFetch`: then the page goes out with
     /// whatever the cache holds (a stale preview, or none).
+    /// `title` (the link's own, shown when the origin gives none) is read only when the page is rendered.
     func landing(
-        app manifest: AppManifest, token: String, target: ShareLinkTarget, title: String?, client: UserAgentKind, afterFetch: Bool
+        app: String, token: String, target: ShareLinkTarget, title: @autoclosure () -> String?, client: UserAgentKind,
+        afterFetch: Bool
     ) -> (page: ReadyResponse, deleted: Bool)? {
         let key = RenderedPages.Key(token: token, client: client)
         if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
-        let origin = origins[manifest.app]
+        guard let manifest = router.manifest(app: app) else { return (unknownPage, false) }
+        let origin = origins[app]
         let cached = origin?.cachedPreview(params: target.params)
         var preview: Preview?
         if origin != nil {
             guard cached?.fresh == true || afterFetch else { return nil }
             switch cached?.result {
-            case .deleted: return (gonePage(app: manifest), true)
+            case .deleted: return (gonePage(app: app), true)
             case .preview(let fetched): preview = fetched
             case .unavailable, nil: preview = nil
             }
         }
-        if preview == nil, let title, !title.isEmpty { preview = Preview(title: title) }
+        if preview == nil, let title = title(), !title.isEmpty { preview = Preview(title: title) }
         let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
         let customURL = Self.customSchemeURL(manifest, shareURL: shareURL)
         let open = switch client {
@@ -74,16 +78,18 @@ struct SharePages: Sendable {
         return (ready, false)
     }
 
-    /// The unavailable page of a revoked, expired or deleted link of `app` (410).
-    func gonePage(app manifest: AppManifest?) -> ReadyResponse {
-        manifest.flatMap { gonePages[$0.app] } ?? ReadyResponse(page: Self.unavailable(renderer, app: manifest, gone: true))
+    /// The unavailable page of a revoked, expired or deleted link of `app` (410; without an app's call to action
+    /// when `app` names none).
+    func gonePage(app: String?) -> ReadyResponse {
+        app.flatMap { gonePages[$0] } ?? goneWithoutApp
     }
 
     /// The unavailable page of an unknown token (404): the same for every token, so nothing tells a malformed, a
     /// forged and an unknown token apart.
     let unknownPage: ReadyResponse
-    /// The 410 page of each app, rendered once.
+    /// The 410 page of each app, rendered once, and the one naming no app.
     private let gonePages: [String: ReadyResponse]
+    private let goneWithoutApp: ReadyResponse
 
     /// The unavailable page: 410 when `gone`, else 404. `app` is nil when the token named none.
     private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
