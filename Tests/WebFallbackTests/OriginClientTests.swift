@@ -43,7 +43,9 @@ extension LoopbackOrigin {
         let start = Date()
         let result = await origin.client().preview(params: ["itemId": "slow"])
         #expect(result == .unavailable(reason: "timed out"))
-        #expect(Date().timeIntervalSince(start) < 2.5)
+        // The origin answers after 3 s; the 1 s timeout fired (the verdict above). The bound is loose: under the
+        // whole suite the awaiting task can wait a while for a thread (2.7 s seen once with a 2.5 s bound).
+        #expect(Date().timeIntervalSince(start) < 2.9)
     }
 
     @Test func downOriginIsUnavailable() async throws {
