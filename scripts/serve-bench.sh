@@ -16,7 +16,7 @@ bin=.build/release/linkd
 work=$(mktemp -d)
 pid=""
 origin_pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 
 # A preview origin on loopback (one JSON answer for every item), and the Handz manifest pointed at it, so that
 # GET /s/{token} is measured with a cached preview.
@@ -64,13 +64,29 @@ echo "== GET /v1/resolve?url=<share URL>&state=free (loadcompare, ${secs}s, 32 c
 curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
 echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (loadcompare)"
 "$loadcompare" "$base/s/$token" "$secs" 32
-echo "== POST /v1/resolve (wrk, Lua body)"
+echo "== POST /v1/resolve (wrk + Lua body, ${secs}s, 32 connections) and nginx answering the same POST, same run"
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"url":"$url","state":"free"}'
 LUA
-wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve" | grep -E "Requests/sec|99%|Non-2xx|errors" || true
+# loadcompare sends GETs only: the same comparison for a POST, with nginx set up as loadcompare sets it up.
+nport=$((20000 + RANDOM % 20000))
+cat >"$work/nginx.conf" <<CONF
+worker_processes 1; pid $work/nginx.pid; error_log $work/nginx-error.log; daemon on;
+events { worker_connections 1024; }
+http { access_log off; server { listen 127.0.0.1:$nport;
+  location / { default_type application/json; return 200 '{"route":"Library/FlowDetail","params":{"flowId":"42"}}'; } } }
+CONF
+"$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx.conf"; sleep 0.3
+post_linkd=$(wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve")
+post_nginx=$(wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "http://127.0.0.1:$nport/v1/resolve")
+kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
+p99() { awk '$1=="99%" {print $2}' <<<"$1"; }
+echo "target: $(rps "$post_linkd") req/s  p99 $(p99 "$post_linkd")  $(grep -E 'Non-2xx|Socket errors' <<<"$post_linkd" || true)"
+echo "nginx : $(rps "$post_nginx") req/s  p99 $(p99 "$post_nginx")"
+awk -v a="$(rps "$post_linkd")" -v b="$(rps "$post_nginx")" 'BEGIN { printf "ratio target/nginx: %.2f\n", a/b }'
 
 [ "${2:-}" = speed ] && exit 0
 echo "== creating 100,000 links through POST /v1/links (8 keep-alive connections)"
