@@ -76,7 +76,11 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.fireChannelRead(data)
                 return
             }
-            request.body.setOrWriteImmutableBuffer(chunk)
+            if request.body == nil {
+                request.body = chunk  // the usual single chunk: kept as read, no copy
+            } else {
+                request.body!.writeImmutableBuffer(chunk)
+            }
             state = .collecting(request)
         case .end:
             guard case .collecting(let request) = state else {

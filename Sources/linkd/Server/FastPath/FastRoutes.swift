@@ -85,8 +85,11 @@ struct FastRoutes: Sendable {
         case .resolve:
             let query: ResolveRoutes.Query?
             if request.head.method == .POST {
-                let types = headers["content-type"]  // one, as Hummingbird reads several joined
-                guard types.count == 1, JSONBody.hasMediaType(types[0], "application/json"), let body = request.body else { return nil }
+                // Exactly one Content-Type (Hummingbird would read several joined, and refuse them).
+                var types = headers.lazy.filter { $0.name.utf8.count == 12 && $0.name.lowercased() == "content-type" }.makeIterator()
+                guard let type = types.next()?.value, types.next() == nil, JSONBody.hasMediaType(type, "application/json"),
+                      let body = request.body
+                else { return nil }
                 query = ResolveRoutes.Query(flatBody: body)
             } else {
                 query = try? ResolveRoutes.Query(uri: URI(request.head.uri))

@@ -22,7 +22,8 @@ enum JSONBody {
 
     /// Whether a `Content-Type` value names `mediaType` (parameters such as `charset` aside, any case).
     static func hasMediaType(_ value: String?, _ mediaType: String) -> Bool {
-        value?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } == mediaType
+        if value == mediaType { return true }  // the usual case, without splitting
+        return value?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } == mediaType
     }
 
     /// Decodes a JSON object of type `T` from the body. Unknown keys are refused (400), so that a typo in a field
