@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The serve issue's figures, measured on this machine against the release build:
 #   1. GET /v1/resolve?url=<share URL> and GET /s/{token} (a preview origin on loopback, cached) against nginx with ../shared/tools/loadcompare (32 conns);
-#      POST /v1/resolve with wrk and a Lua body (same handler as the GET form);
-#   2. resident size of the daemon after 100,000 links created through the API;
+#      POST /v1/resolve with wrk and a Lua body, against nginx answering the same POST in the same run;
+#   2. resident size of a fresh daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
 # Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: loadcompare installs them)
 #   speed: the throughput part only.  LOOPS=N: event-loop threads (default 0: one per core, the shipped default).
@@ -91,7 +91,11 @@ echo "nginx : $(rps "$post_nginx") req/s  p99 $(p99 "$post_nginx")"
 awk -v a="$(rps "$post_linkd")" -v b="$(rps "$post_nginx")" 'BEGIN { printf "ratio target/nginx: %.2f\n", a/b }'
 
 [ "${2:-}" = speed ] && exit 0
-echo "== creating 100,000 links through POST /v1/links (8 keep-alive connections)"
+# Memory on a fresh daemon: what the load runs above left in allocator arenas is not what links cost.
+stop
+start "$work/c"
+client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
+echo "== fresh daemon, rss at start: $(rss); creating 100,000 links through POST /v1/links (8 keep-alive connections)"
 python3 - "$base" "$client" <<'PY'
 import http.client, json, sys, threading, time, urllib.parse, uuid
 base, key = sys.argv[1], sys.argv[2]
@@ -111,7 +115,7 @@ for t in threads: t.join()
 print(f"created 100000 links in {time.time() - start:.1f}s, {len(failures)} failures")
 PY
 sleep 2
-echo "== rss after 100,000 links: $(rss)   (target < 50 MB)"
+echo "== rss after 100,000 links: $(rss) ($(awk '/RssAnon/ {printf "%.1f MB anonymous", $2/1024}' "/proc/$pid/status"), $(awk '/RssFile/ {printf "%.1f MB mapped files", $2/1024}' "/proc/$pid/status"))   (target < 50 MB)"
 stop
 
 echo "== 1,000,000 revocations"
