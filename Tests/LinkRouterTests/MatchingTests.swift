@@ -137,10 +137,26 @@ struct MatchingTests {
         #expect(decoded == router.resolve(url: "demo://items/7", state: "in"))
     }
 
-    @Test("apple-app-site-association paths")
+    @Test("apple-app-site-association components: excludes before includes, longest first, a variant per optional part")
     func aasa() throws {
-        let pattern = try PathPattern(parsing: "/items/:id(int)/view")
-        #expect(pattern.appleComponentPath == "/items/*/view")
-        #expect(try PathPattern(parsing: "/list/:page(int)?").appleComponentPath == "/list/*")
+        let yaml = """
+            app: aasa
+            name: AASA
+            hosts: [a.example]
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: Item, presentation: push, states: [in], patterns: ["/items/:id(int)/view", "/i/:id(uuid)"] }
+              - { id: List, presentation: push, states: [in], patterns: ["/list/:page(int)?"] }
+            """
+        let manifest = try ManifestLoader.parse(yaml: yaml, file: "aasa.yaml")
+        let components = manifest.appleLinkComponents(host: "a.example").map { ($0.exclude ? "-" : "+") + $0.path }
+        #expect(components == [
+            "-/items/?*/?*/view", "+/items/?*/view",
+            "-/i/*/*", "+/i/????????-????-????-????-????????????",
+            "-/list/?*/?*", "+/list/?*",
+            "+/list",
+        ])
+        #expect(manifest.appleLinkComponents(host: "other.example").isEmpty)
     }
 }

@@ -6,8 +6,11 @@ struct WebHelperTests {
     @Test("universal-link paths, share hosts and preview URLs")
     func helpers() throws {
         let handz = try ManifestLoader.load(path: Examples.path("handz"))
-        #expect(handz.universalLinkPaths.first == "/s/*")
-        #expect(handz.universalLinkPaths.contains("/flows/*/edit"))
+        let components = handz.appleLinkComponents(host: "links.handz.example")
+        #expect(components.contains(AppleLinkComponent(path: "/s/?*")))
+        #expect(components.contains(AppleLinkComponent(path: "/s/?*/?*", exclude: true)))
+        #expect(components.contains(AppleLinkComponent(path: "/flows/????????-????-????-????-????????????/edit")))
+        #expect(handz.share?.badges == ["privateUpload": "Private upload - not shared via link."])
         #expect(handz.shareHosts == ["links.handz.example"])
         #expect(handz.previewURL(params: ["flowId": flowID]) == "https://api.handz.example/v1/previews/flows/\(flowID)")
         #expect(handz.previewURL(params: ["flowId": "a/b c"]) == "https://api.handz.example/v1/previews/flows/a%2Fb%20c")

@@ -4,7 +4,8 @@ import Foundation
 public final class LoopbackOrigin: @unchecked Sendable {
     /// The origin's behaviour, by path prefix: `/items/ok…` a preview whose title holds `<script>`, `slow` (3 s),
     /// `missing` 404, `gone` 410, `big` (200 KB), `away` (a redirect to another host), `within` (a redirect on the
-    /// origin), `badjson`, `extra` (an unknown key), `error` 500.
+    /// origin), `badjson`, `extra` (an unknown key), `error` 500, `badges` a preview listing the badges
+    /// `privateUpload` (twice) and `unknownBadge`, `toomanybadges` one listing 9, `badbadge` one listing `<b>`.
     static let script = #"""
         import http.server, json, socketserver, sys, time
         class H(http.server.BaseHTTPRequestHandler):
@@ -32,6 +33,12 @@ public final class LoopbackOrigin: @unchecked Sendable {
                 elif p.startswith('/items/badjson'): self.send(200, b'{"title": ')
                 elif p.startswith('/items/extra'): self.send(200, b'{"title":"t","evil":1}')
                 elif p.startswith('/items/error'): self.send(500)
+                elif p.startswith('/items/badges'):
+                    self.send(200, json.dumps({"title": "Guard pass flow",
+                        "badges": ["unknownBadge", "privateUpload", "privateUpload"]}).encode())
+                elif p.startswith('/items/toomanybadges'):
+                    self.send(200, json.dumps({"title": "t", "badges": ["b%d" % i for i in range(9)]}).encode())
+                elif p.startswith('/items/badbadge'): self.send(200, b'{"title":"t","badges":["<b>"]}')
                 else: self.send(404)
         class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
         s = S(('127.0.0.1', 0), H)

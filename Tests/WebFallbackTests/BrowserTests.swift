@@ -21,14 +21,27 @@ import Testing
         let html = page.body.replacingOccurrences(of: "href=\"/static/linkd.css\"", with: "href=\"static/linkd.css\"")
         let file = artifacts.appendingPathComponent("\(name).html")
         try Data(html.utf8).write(to: file)
-        return try Chromium.load(file.absoluteString, size: size, screenshot: artifacts.appendingPathComponent("\(name).png"))
+        let screenshot = artifacts.appendingPathComponent("\(name).png")
+        let dom = try Chromium.load(file.absoluteString, size: size, screenshot: screenshot)
+        Self.expectScreenshot(screenshot, size: size)
+        return dom
+    }
+
+    /// The screenshot is there, a PNG, as wide as the window.
+    static func expectScreenshot(_ file: URL, size: String) {
+        let image = Chromium.pngSize(at: file)
+        #expect(image != nil, "\(file.path) is not a non-empty PNG")
+        #expect(image?.width == Int(size.split(separator: ",")[0]), "\(file.path): \(String(describing: image)) for a window of \(size)")
     }
 
     @Test func landingPageRenders() throws {
         let renderer = try Fixtures.renderer()
         for (label, size) in Self.sizes {
             let kind: UserAgentKind = label == "phone" ? .iOS : .desktop
-            let page = renderer.landing(Fixtures.landing(title: "<script>document.title='pwned'</script>Flow"), for: kind)
+            var landing = Fixtures.landing(title: "<script>document.title='pwned'</script>Flow")
+            landing.app.badges = ["privateUpload": "Private upload - not shared via link."]
+            landing.preview?.badges = ["privateUpload"]
+            let page = renderer.landing(landing, for: kind)
             let dom = try load(page, name: "landing-\(label)", size: size, renderer: renderer)
             #expect(dom.contains("id=\"open-in-app\""))
             #expect(dom.contains(">Open in Handz</a>"))
@@ -39,6 +52,7 @@ import Testing
             #expect(dom.contains("&lt;script&gt;document.title='pwned'&lt;/script&gt;Flow"))
             #expect(!dom.contains("<title>pwned</title>"))
             #expect(dom.contains("<svg") == (kind == .desktop))
+            #expect(dom.contains("<li class=\"badge\" data-badge=\"privateUpload\">Private upload - not shared via link.</li>"))
         }
     }
 
@@ -50,6 +64,8 @@ import Testing
             let dom = try load(page, name: "unavailable-\(label)", size: size, renderer: renderer)
             #expect(dom.contains("This link is no longer available."))
             #expect(dom.contains("id=\"cta\" href=\"handz://welcome\""))
+            #expect(dom.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id1234567890\""))
+            #expect(dom.contains("id=\"google-play\""))
             #expect(dom.contains("<html lang=\"en\">"))
         }
     }

@@ -80,6 +80,17 @@ extension LoopbackOrigin {
         }
     }
 
+    @Test func badgesAreDecodedAndCapped() async {
+        let result = await origin.client().preview(params: ["itemId": "badges"])
+        guard case .preview(let preview) = result else {
+            Issue.record("expected a preview, got \(result)")
+            return
+        }
+        #expect(preview.badges == ["unknownBadge", "privateUpload", "privateUpload"], "ids as the origin lists them")
+        #expect(await origin.client().preview(params: ["itemId": "toomanybadges"]) == .unavailable(reason: "more than 8 badges"))
+        #expect(await origin.client().preview(params: ["itemId": "badbadge"]) == .unavailable(reason: "a badge is not an id"))
+    }
+
     @Test func pathComesFromParamsEscaped() {
         let client = origin.client()
         #expect(client.previewURL(params: ["itemId": "../admin?x=1"])

@@ -47,16 +47,70 @@ import Testing
         #expect(body.contains("id=\"web-link\" href=\"https://links.example.com/s/AQAAAAEx\""))
     }
 
+    /// What the server sends: on a host an app claims, an unknown token (404) gets that app's page — the body of its
+    /// 410 page, with the app's name, call to action and store buttons; on any other host, the page naming no app.
     @Test func unavailableLooksTheSameForGoneAndUnknown() throws {
         let renderer = try Fixtures.renderer()
-        let cta = CallToAction(label: "Open Handz", url: "handz://welcome")
+        let cta = CallToAction(label: "Open Handz", url: "https://links.handz.example/welcome")
         let gone = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .gone, callToAction: cta))
         let unknown = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .unknown, callToAction: cta))
         #expect(gone.status == 410)
         #expect(unknown.status == 404)
         #expect(gone.body == unknown.body)
         #expect(gone.body.contains("This link is no longer available."))
-        #expect(gone.body.contains("href=\"handz://welcome\""))
+        #expect(gone.body.contains("<title>Link unavailable · Handz</title>"))
+        #expect(gone.body.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
+        #expect(gone.body.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id1234567890\""))
+        #expect(gone.body.contains("id=\"google-play\""))
+
+        let withoutApp = renderer.unavailable(UnavailablePage(app: nil, reason: .unknown))
+        #expect(withoutApp.status == 404)
+        #expect(withoutApp.body.contains("This link is no longer available."))
+        #expect(!withoutApp.body.contains("id=\"cta\"") && !withoutApp.body.contains("id=\"app-store\""))
+        #expect(withoutApp.body == renderer.unavailable(UnavailablePage(app: nil, reason: .gone)).body)
+    }
+
+    @Test func badgesShowTheManifestsTextsEscaped() throws {
+        var app = Fixtures.handz
+        app.badges = ["privateUpload": "Private upload - not shared via link.", "odd": "<i>odd</i>"]
+        var page = Fixtures.landing()
+        page.app = app
+        page.preview?.badges = ["unknownBadge", "privateUpload", "odd", "privateUpload"]
+        let body = try Fixtures.renderer().landing(page, for: .iOS).body
+        #expect(body.contains(
+            "<ul class=\"badges\"><li class=\"badge\" data-badge=\"privateUpload\">Private upload - not shared via link.</li>"
+                + "<li class=\"badge\" data-badge=\"odd\">&lt;i&gt;odd&lt;/i&gt;</li></ul>"),
+            "known ids once each, in the origin's order, texts escaped")
+        #expect(!body.contains("unknownBadge"))
+
+        page.preview?.badges = ["unknownBadge"]
+        #expect(!(try Fixtures.renderer().landing(page, for: .iOS).body.contains("class=\"badges\"")), "nothing known, no list")
+        page.preview?.badges = Array(repeating: "x", count: 8) + ["privateUpload"]
+        #expect(!(try Fixtures.renderer().landing(page, for: .iOS).body.contains("Private upload")), "past the cap, ids are ignored")
+    }
+
+    @Test func appTemplateOverridesOneAppOnly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("linkd-templates-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("<p id=\"custom\">{{appName}}: {{title}}</p>".utf8).write(to: directory.appendingPathComponent("landing.mustache"))
+        let renderer = try PageRenderer(configuration: PageConfiguration(
+            directory: Fixtures.templatesDirectory, appDirectories: ["handz": directory.path]))
+
+        let handz = renderer.landing(Fixtures.landing(title: "<b>Flow</b>"), for: .iOS)
+        #expect(handz.body == "<p id=\"custom\">Handz: &lt;b&gt;Flow&lt;/b&gt;</p>", "the override, still escaping")
+        var other = Fixtures.landing()
+        other.app = AppPageInfo(appID: "coin", displayName: "COIN")
+        let coin = renderer.landing(other, for: .iOS).body
+        #expect(coin.hasPrefix("<!DOCTYPE html>") && coin.contains(">Open in COIN</a>"), "another app keeps the default")
+        // The override directory has no unavailable.mustache: Handz falls back to the default for it.
+        let gone = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .gone))
+        #expect(gone.body.contains("This link is no longer available.") && !gone.body.contains("id=\"custom\""))
+
+        try Data("{{#broken}}unclosed".utf8).write(to: directory.appendingPathComponent("unavailable.mustache"))
+        #expect(throws: PageError.self) {
+            try PageRenderer(configuration: PageConfiguration(directory: Fixtures.templatesDirectory, appDirectories: ["handz": directory.path]))
+        }
     }
 
     @Test func securityHeaders() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import LinkRouter
 import LinkdTestSupport
 import Testing
@@ -26,6 +27,38 @@ struct WebPagesTests {
         let path = temporaryDataDir() + "-ordentus.yaml"
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return exampleManifests.filter { !$0.hasSuffix("ordentus.yaml") } + [path]
+    }
+
+    /// The example manifests with Handz's origin moved to `baseURL` and `/items/badges/:flowId` (a preview listing
+    /// badges, `LoopbackOrigin`).
+    static func handzBadgeManifests(originBaseURL: String) throws -> [String] {
+        let handz = try String(contentsOfFile: exampleManifests.first { $0.hasSuffix("handz.yaml") }!, encoding: .utf8)
+        var lines = handz.components(separatedBy: "\n")
+        for index in lines.indices {
+            if lines[index].hasPrefix("  baseURL:") { lines[index] = "  baseURL: \(originBaseURL)" }
+            if lines[index].hasPrefix("  previewPath:") { lines[index] = "  previewPath: /items/badges/:flowId" }
+        }
+        let path = temporaryDataDir() + "-handz.yaml"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return exampleManifests.filter { !$0.hasSuffix("handz.yaml") } + [path]
+    }
+
+    /// `GET path` with `Host: host` over a raw connection: through the event-loop fast path, or with
+    /// `Connection: close` through Hummingbird's router.
+    static func rawGet(port: Int, _ path: String, host: String, close: Bool = false) async throws -> RawConnection.Response {
+        let connection = try RawConnection(port: port)
+        try await connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: \(desktop)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n")
+        return try await connection.read()
+    }
+
+    /// `token` with its key id (bytes 1–4) replaced by `kid`: a token signed by a key this server never had.
+    static func withKeyID(_ token: String, _ kid: UInt32) throws -> String {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard var bytes = Data(base64Encoded: base64).map(Array.init), bytes.count > 5 else { throw HarnessError("not a token: \(token)") }
+        for index in 0..<4 { bytes[1 + index] = UInt8(truncatingIfNeeded: kid >> (24 - 8 * UInt32(index))) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     /// An Ordentus share link of `Calendar/EventDetail` whose origin item is `eventId`; returns (id, token).
@@ -116,6 +149,69 @@ struct WebPagesTests {
         }
     }
 
+    @Test("on an app's share host, malformed, forged and unknown-key tokens get one 404 page: the body of the app's 410 page")
+    func unknownTokensOnAShareHost() async throws {
+        try await withAPI { api in
+            let port = try #require(api.client.port)
+            let key = try await api.clientKey(app: "handz")
+            let link = try await api.createHandzLink(key: key)
+            let token = try #require(link["token"] as? String)
+            let id = try #require(link["id"] as? String)
+            let live = try await Self.rawGet(port: port, "/s/\(token)", host: "links.handz.example")
+            #expect(live.status == 200)
+            #expect(try await api.call(.delete, "/v1/links/\(id)", key: key).status == 200)
+            let gone = try await Self.rawGet(port: port, "/s/\(token)", host: "links.handz.example")
+            #expect(gone.status == 410)
+            #expect(gone.text.contains("<title>Link unavailable · Handz</title>"))
+            #expect(gone.text.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
+            #expect(gone.text.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id6470000001\""))
+
+            var forged = Array(token)
+            forged[forged.count - 3] = forged[forged.count - 3] == "A" ? "B" : "A"
+            let unknownKey = try Self.withKeyID(token, 0x7FFF_FFF0)
+            #expect(keyID(ofToken: unknownKey) == 0x7FFF_FFF0)
+            let ordentus = try await Self.link(api, key: try await api.clientKey(app: "ordentus"), eventId: "e1").1
+            let tokens = ["abc", String(forged), unknownKey, String(repeating: "A", count: 300), ordentus]
+            for candidate in tokens {
+                for (host, close) in [("links.handz.example", false), ("links.handz.example", true), ("LINKS.handz.example:443", false)] {
+                    let reply = try await Self.rawGet(port: port, "/s/\(candidate)", host: host, close: close)
+                    #expect(reply.status == 404, "\(candidate) on \(host)")
+                    #expect(reply.body == gone.body, "\(candidate) on \(host), close \(close): not the 410 page's body")
+                    let headers = { (r: RawConnection.Response) in
+                        r.headers.filter { !["date", "connection"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" }
+                    }
+                    #expect(headers(reply) == headers(gone), "\(candidate) on \(host): headers differ")
+                }
+            }
+            // A host no app claims gets the page naming no app, the same for every token.
+            let elsewhere = try await Self.rawGet(port: port, "/s/abc", host: "127.0.0.1")
+            #expect(elsewhere.status == 404 && !elsewhere.text.contains("id=\"cta\"") && !elsewhere.text.contains("Handz"))
+            #expect(try await Self.rawGet(port: port, "/s/\(unknownKey)", host: "127.0.0.1").body == elsewhere.body)
+            // Ordentus's host gets Ordentus's page.
+            let other = try await Self.rawGet(port: port, "/s/abc", host: "links.ordentus.example")
+            #expect(other.status == 404 && other.text.contains("id=\"cta\" href=\"https://links.ordentus.example/signin\""))
+        }
+    }
+
+    @Test("badges the origin lists show with the manifest's text; unknown ids are ignored")
+    func badgesFromTheOrigin() async throws {
+        let origin = try LoopbackOrigin()
+        let manifests = try Self.handzBadgeManifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
+        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
+            let link = try await api.createHandzLink(key: try await api.clientKey(app: "handz"))
+            let token = try #require(link["token"] as? String)
+            for agent in [Self.iPhone, Self.desktop] {
+                let page = try await Self.open(api, "/s/\(token)", agent: agent)
+                #expect(page.status == 200)
+                #expect(page.text.contains("<h1>Guard pass flow</h1>"))
+                #expect(page.text.contains(
+                    "<ul class=\"badges\"><li class=\"badge\" data-badge=\"privateUpload\">Private upload - not shared via link.</li></ul>"))
+                #expect(!page.text.contains("unknownBadge"))
+            }
+        }
+        origin.stop()
+    }
+
     @Test("the origin decides deleted (410); slow, down, oversized or redirecting origins give the page without a preview")
     func originOutcomes() async throws {
         let origin = try LoopbackOrigin()
@@ -166,18 +262,20 @@ struct WebPagesTests {
                 let document = try JSONSerialization.jsonObject(with: aasa.body) as? [String: Any]
                 let details = (document?["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
                 #expect(details.first?["appIDs"] as? [String] == manifest.iosAppIDs, "\(host)")
-                let components = details.flatMap { $0["components"] as? [[String: Any]] ?? [] }.compactMap { $0["/"] as? String }
                 #expect((document?["webcredentials"] != nil) == manifest.iosWebCredentials)
+                // iOS's reading of the served file (components in order, first match wins, excludes).
+                let matcher = try AppleLinkMatcher(json: aasa.body)
 
                 for path in Self.samplePaths(manifest) {
                     let resolution = router.resolve(url: "https://\(host)\(path)", state: manifest.unauthenticatedState, app: nil) { _ in .unknown }
                     let resolves = resolution.problem?.code != .noMatch
                     #expect(resolves, "\(host)\(path) should resolve")
-                    #expect(Self.covers(components, path: path) == resolves, "\(host)\(path): AASA \(components)")
+                    #expect(matcher.opensInApp(path: path) == resolves, "\(host)\(path): AASA \(matcher.details)")
+                    #expect(!matcher.opensInApp(path: path + "/extra/segments"), "\(host)\(path)/extra/segments is covered")
                 }
                 let stray = "/zz-not-a-route/\(UUID().uuidString)"
                 #expect(router.resolve(url: "https://\(host)\(stray)", state: manifest.unauthenticatedState, app: nil) { _ in .unknown }.problem?.code == .noMatch)
-                #expect(!Self.covers(components, path: stray), "\(host): AASA covers a path linkd does not resolve")
+                #expect(!matcher.opensInApp(path: stray), "\(host): AASA covers a path linkd does not resolve")
 
                 let links = try await get("/.well-known/assetlinks.json", host: host)
                 #expect(links.status == 200 && links.type == "application/json")
@@ -209,9 +307,15 @@ struct WebPagesTests {
         ])
         let token = try #require(created.json["token"] as? String)
         let id = try #require(created.json["id"] as? String)
+        /// The screenshot is a PNG as wide as the window.
+        func expectScreenshot(_ name: String, size: String) {
+            let image = Chromium.pngSize(at: artifacts.appendingPathComponent(name))
+            #expect(image?.width == Int(size.split(separator: ",")[0]), "\(name): \(String(describing: image)) for a window of \(size)")
+        }
         for (label, size) in [("phone", "390,844"), ("desktop", "1280,800")] {
             let agent = label == "phone" ? Self.android : Self.desktop
             let dom = try Chromium.load(daemon.baseURL + "/s/\(token)", size: size, screenshot: artifacts.appendingPathComponent("landing-\(label).png"), userAgent: agent)
+            expectScreenshot("landing-\(label).png", size: size)
             #expect(dom.contains("<svg") == (label == "desktop"), "the QR code is for desktop browsers")
             #expect(dom.contains("<h1>Team standup</h1>"))
             #expect(dom.contains("id=\"open-in-app\""))
@@ -220,10 +324,25 @@ struct WebPagesTests {
             #expect(dom.contains("<meta property=\"og:title\" content=\"Team standup\">"))
         }
         _ = try await TestHTTP.send("DELETE", daemon.baseURL + "/v1/links/\(id)", bearer: admin)
+        // The Handz share host, reached through chromium's resolver: an unknown token's page (404) is Handz's.
+        let port = try #require(daemon.baseURL.split(separator: ":").last.map(String.init))
+        let handzHost = ["--host-resolver-rules=MAP links.handz.example 127.0.0.1:\(port)"]
         for (label, size) in [("phone", "390,844"), ("desktop", "1280,800")] {
             let dom = try Chromium.load(daemon.baseURL + "/s/\(token)", size: size, screenshot: artifacts.appendingPathComponent("unavailable-\(label).png"))
+            expectScreenshot("unavailable-\(label).png", size: size)
             #expect(dom.contains("This link is no longer available."))
             #expect(dom.contains("<html lang=\"en\">"))
+            #expect(dom.contains("id=\"cta\" href=\"https://links.ordentus.example/signin\">Open Ordentus</a>"))
+            #expect(dom.contains("id=\"google-play\" href=\"https://play.google.com/store/apps/details?id=com.ordentus.app\""))
+
+            let unknown = try Chromium.load(
+                "http://links.handz.example/s/AQAAAAEforged", size: size,
+                screenshot: artifacts.appendingPathComponent("unknown-handz-\(label).png"), arguments: handzHost)
+            expectScreenshot("unknown-handz-\(label).png", size: size)
+            #expect(unknown.contains("This link is no longer available."))
+            #expect(unknown.contains("<title>Link unavailable · Handz</title>"))
+            #expect(unknown.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
+            #expect(unknown.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id6470000001\""))
         }
     }
 
@@ -245,18 +364,4 @@ struct WebPagesTests {
         }
     }
 
-    /// Apple's component matching of `path`: `*` any run of characters, `?` one character.
-    static func covers(_ components: [String], path: String) -> Bool {
-        components.contains { component in
-            var regex = "^"
-            for character in component {
-                switch character {
-                case "*": regex += ".*"
-                case "?": regex += "."
-                default: regex += NSRegularExpression.escapedPattern(for: String(character))
-                }
-            }
-            return path.range(of: regex + "$", options: .regularExpression) != nil
-        }
-    }
 }

@@ -1,20 +1,5 @@
 /// Helpers for the well-known files and previews (used by WebFallback and the server).
 extension AppManifest {
-    /// Paths for apple-app-site-association `components` ("/" + segments, params and wildcards as `*`),
-    /// one per route pattern plus the share path, without duplicates, in manifest order.
-    public var universalLinkPaths: [String] {
-        var seen = Set<String>()
-        var paths: [String] = []
-        var texts = routeOrder.flatMap { routes[$0]?.patterns ?? [] }
-        if let share { texts.insert(share.path, at: 0) }
-        for text in texts {
-            guard let pattern = try? PathPattern(parsing: text) else { continue }
-            let path = pattern.appleComponentPath
-            if seen.insert(path).inserted { paths.append(path) }
-        }
-        return paths
-    }
-
     /// Hosts the share path is served on (the share hosts, else every host).
     public var shareHosts: [String] {
         guard let share else { return [] }

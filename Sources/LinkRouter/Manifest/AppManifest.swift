@@ -141,6 +141,24 @@ public struct AppManifest: Sendable, Equatable {
         public var unavailableMessage: String
         /// State → call-to-action route on the unavailable screen.
         public var cta: [String: String]
+        /// Badge id → the text the web landing page shows when the origin's preview lists that id
+        /// (`privateUpload` → "Private upload - not shared via link."). At most `maxBadges`.
+        public var badges: [String: String] = [:]
+
+        /// At most this many badges per manifest.
+        public static let maxBadges = 32
+        /// A badge id is 1 to this many ASCII letters, digits, `-` or `_`.
+        public static let maxBadgeIDLength = 64
+        /// A badge text is 1 to this many characters.
+        public static let maxBadgeTextLength = 200
+
+        /// Whether `id` is a well-formed badge id: 1–`maxBadgeIDLength` ASCII letters, digits, `-`, `_`.
+        public static func isBadgeID(_ id: String) -> Bool {
+            !id.isEmpty && id.utf8.count <= maxBadgeIDLength && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+        }
     }
 
     /// A `.ics` mapping rule (used by the calendar resolver).

@@ -125,21 +125,6 @@ public struct PathPattern: Sendable, Equatable {
         }
     }
 
-    /// The path in Apple's apple-app-site-association component syntax: params and the wildcard become `*`,
-    /// an optional tail becomes `*`.
-    public var appleComponentPath: String {
-        var path = ""
-        for (segment, optional) in segments {
-            if optional { path += "/*"; break }
-            switch segment {
-            case .literal(let text): path += "/" + text
-            case .param: path += "/*"
-            case .wildcard: path += "/*"
-            }
-        }
-        return path.isEmpty ? "/" : path
-    }
-
     public static func == (lhs: PathPattern, rhs: PathPattern) -> Bool { lhs.text == rhs.text }
 
     private static func isName(_ text: Substring) -> Bool { isName(String(text)) }

@@ -1,13 +1,15 @@
 import Foundation
+import LinkRouter
 
 /// The origin's preview JSON, decoded strictly:
 ///
 /// ```json
 /// {"title": "Morning flow", "creatorName": "Ana", "allowCreatorName": true,
-///  "updatedAt": "2026-09-21T10:00:00Z", "imageURL": "https://cdn.example.com/a.jpg"}
+///  "updatedAt": "2026-09-21T10:00:00Z", "imageURL": "https://cdn.example.com/a.jpg", "badges": ["privateUpload"]}
 /// ```
 /// `title` is required (1–300 characters); `creatorName` at most 100; `updatedAt` ISO 8601; `imageURL` https and at
-/// most 2048 bytes; unknown keys are refused. Anything else makes the result `unavailable`.
+/// most 2048 bytes; `badges` at most `Preview.maxBadges` ids, each 1–64 ASCII letters, digits, `-`
+/// or `_` (`AppManifest.ShareConfig.isBadgeID`); unknown keys are refused. Anything else makes the result `unavailable`.
 enum PreviewDecoder {
     private struct Body: Decodable {
         let title: String
@@ -15,8 +17,9 @@ enum PreviewDecoder {
         let allowCreatorName: Bool?
         let updatedAt: String?
         let imageURL: String?
+        let badges: [String]?
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case title, creatorName, allowCreatorName, updatedAt, imageURL }
+        enum CodingKeys: String, CodingKey, CaseIterable { case title, creatorName, allowCreatorName, updatedAt, imageURL, badges }
     }
 
     static func decode(_ bytes: [UInt8]) -> PreviewResult {
@@ -42,9 +45,12 @@ enum PreviewDecoder {
         if let image = body.imageURL, image.utf8.count > 2048 || !PageURL.isHTTPS(image) {
             return .unavailable(reason: "imageURL must be https")
         }
+        let badges = body.badges ?? []
+        guard badges.count <= Preview.maxBadges else { return .unavailable(reason: "more than \(Preview.maxBadges) badges") }
+        guard badges.allSatisfy(AppManifest.ShareConfig.isBadgeID) else { return .unavailable(reason: "a badge is not an id") }
         return .preview(
             Preview(
                 title: body.title, creatorName: body.creatorName, allowCreatorName: body.allowCreatorName ?? false,
-                updatedAt: updated, imageURL: body.imageURL))
+                updatedAt: updated, imageURL: body.imageURL, badges: badges))
     }
 }

@@ -15,11 +15,14 @@ public struct AppPageInfo: Sendable, Equatable {
     public var webFallbackURL: String?
     /// The page language (`lang` attribute), `en` by default.
     public var language: String
+    /// Badge id → the text shown on the landing page when the origin's preview lists that id (the manifest's
+    /// `share.badges`, e.g. `privateUpload` → "Private upload - not shared via link."). Ids not here are ignored.
+    public var badges: [String: String]
 
     /// - Parameters: see the properties.
     public init(
         appID: String, displayName: String, appStoreID: String? = nil, androidPackage: String? = nil,
-        webFallbackURL: String? = nil, language: String = "en"
+        webFallbackURL: String? = nil, language: String = "en", badges: [String: String] = [:]
     ) {
         self.appID = appID
         self.displayName = displayName
@@ -27,6 +30,7 @@ public struct AppPageInfo: Sendable, Equatable {
         self.androidPackage = androidPackage
         self.webFallbackURL = webFallbackURL
         self.language = language
+        self.badges = badges
     }
 
     /// The App Store page, when the app has an App Store id.
@@ -49,17 +53,25 @@ public struct Preview: Sendable, Equatable, Codable {
     public var updatedAt: Date?
     /// An https image URL for the card and Open Graph (anything else is dropped).
     public var imageURL: String?
+    /// Badge ids the origin lists for the item (`privateUpload`), in its order; the page shows the texts the app's
+    /// manifest gives them (`AppPageInfo.badges`) and ignores the rest. At most `maxBadges` ids, each written as the
+    /// manifest's are (`AppManifest.ShareConfig.isBadgeID`).
+    public var badges: [String]
+
+    /// At most this many badge ids per preview.
+    public static let maxBadges = 8
 
     /// - Parameters: see the properties.
     public init(
         title: String, creatorName: String? = nil, allowCreatorName: Bool = false, updatedAt: Date? = nil,
-        imageURL: String? = nil
+        imageURL: String? = nil, badges: [String] = []
     ) {
         self.title = title
         self.creatorName = creatorName
         self.allowCreatorName = allowCreatorName
         self.updatedAt = updatedAt
         self.imageURL = imageURL
+        self.badges = badges
     }
 }
 

@@ -147,6 +147,11 @@ public struct PageRenderer: Sendable {
                 item["imageURL"] = image
                 context["imageURL"] = image
             }
+            let badges = Self.badgeTexts(preview.badges, app: app)
+            if !badges.isEmpty {
+                item["hasBadges"] = true
+                item["badges"] = badges.map { ["id": $0.id, "text": $0.text] }
+            }
             context["preview"] = item
             context["description"] = item["creator"].map { "Shared by \($0) on \(app.displayName)" }
                 ?? "Open it in \(app.displayName)"
@@ -169,6 +174,17 @@ public struct PageRenderer: Sendable {
             context["qrSVG"] = svg
         }
         return context
+    }
+
+    /// The texts of the preview's badges that the app's manifest names, in the preview's order, each once, at most
+    /// `Preview.maxBadges`; unknown ids are ignored.
+    static func badgeTexts(_ ids: [String], app: AppPageInfo) -> [(id: String, text: String)] {
+        var seen = Set<String>()
+        var result: [(id: String, text: String)] = []
+        for id in ids.prefix(Preview.maxBadges) where seen.insert(id).inserted {
+            if let text = app.badges[id] { result.append((id, text)) }
+        }
+        return result
     }
 
     /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the

@@ -11,7 +11,8 @@ public struct WellKnownError: Error, Sendable, CustomStringConvertible {
 
 /// The `/.well-known/` files of every host the manifests name, built once at start:
 /// - `apple-app-site-association`: `applinks.details[].components` from the route patterns served on the host (and the
-///   share path on share hosts), so that iOS opens in the app exactly the paths linkd resolves there;
+///   share path on share hosts), so that iOS opens in the app exactly the paths linkd resolves there, within what
+///   Apple's patterns can say (`AppManifest.appleLinkComponents(host:)`: excludes before includes, first match wins);
 ///   `webcredentials` and `appclips` when a manifest asks for them.
 /// - `assetlinks.json`: Android App Links (`delegate_permission/common.handle_all_urls`) for apps with a package and
 ///   certificate fingerprints; an empty list for a host without.
@@ -66,9 +67,10 @@ public struct WellKnownFiles: Sendable {
         }
         struct Component: Encodable {
             var path: String
+            var query: [String: String]?
+            var exclude: Bool?
             var caseSensitive: Bool?
-            var comment: String?
-            enum CodingKeys: String, CodingKey { case path = "/", caseSensitive, comment }
+            enum CodingKeys: String, CodingKey { case path = "/", query = "?", exclude, caseSensitive }
         }
         struct Apps: Encodable { var apps: [String] }
         var applinks: AppLinks
@@ -81,9 +83,13 @@ public struct WellKnownFiles: Sendable {
         var credentials: [String] = []
         var clips: [String] = []
         for manifest in manifests where !manifest.iosAppIDs.isEmpty {
-            let paths = componentPaths(of: manifest, host: host)
             let caseSensitive: Bool? = manifest.caseInsensitivePaths ? false : nil
-            details.append(.init(appIDs: manifest.iosAppIDs, components: paths.map { .init(path: $0, caseSensitive: caseSensitive) }))
+            let components = manifest.appleLinkComponents(host: host).map { component in
+                AppleAppSiteAssociation.Component(
+                    path: component.path, query: component.query.isEmpty ? nil : component.query,
+                    exclude: component.exclude ? true : nil, caseSensitive: caseSensitive)
+            }
+            details.append(.init(appIDs: manifest.iosAppIDs, components: components))
             if manifest.iosWebCredentials { credentials += manifest.iosAppIDs }
             clips += manifest.iosAppClipIDs
         }
@@ -91,19 +97,6 @@ public struct WellKnownFiles: Sendable {
             applinks: .init(details: details),
             webcredentials: credentials.isEmpty ? nil : .init(apps: credentials),
             appclips: clips.isEmpty ? nil : .init(apps: clips))
-    }
-
-    /// The component paths linkd resolves on `host`: the share path on share hosts, every route pattern on app hosts.
-    static func componentPaths(of manifest: AppManifest, host: String) -> [String] {
-        let all = manifest.universalLinkPaths
-        guard let share = manifest.share, let sharePath = (try? PathPattern(parsing: share.path))?.appleComponentPath else {
-            return manifest.hosts.contains(host) ? all : []
-        }
-        let routes = all.filter { $0 != sharePath }
-        var paths: [String] = []
-        if manifest.shareHosts.contains(host) { paths.append(sharePath) }
-        if manifest.hosts.contains(host) { paths += routes }
-        return paths
     }
 
     // MARK: assetlinks.json

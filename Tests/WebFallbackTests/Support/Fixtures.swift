@@ -9,6 +9,13 @@ enum Fixtures {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("templates").path
     }
 
+    /// The example manifests (`examples/*.yaml`).
+    static var exampleManifests: [String] {
+        let examples = URL(fileURLWithPath: templatesDirectory).deletingLastPathComponent().appendingPathComponent("examples")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { examples.appendingPathComponent($0).path }
+    }
+
     static let handz = AppPageInfo(
         appID: "handz", displayName: "Handz", appStoreID: "1234567890", androidPackage: "com.example.handz",
         webFallbackURL: "https://handz.example.com")

@@ -7,7 +7,8 @@ import WebFallback
 
 /// `GET /s/{token}`: the share path browsers follow, and `GET /s/{token}/qr.svg`, its QR code.
 /// Valid → the landing page (200); revoked, expired or deleted (by the store or the origin) → the unavailable page
-/// (410); anything else (malformed, forged, unknown key, unknown link) → the same page as 404. Every answer is
+/// (410); anything else (malformed, forged, unknown key, unknown link) → the same page as 404: on a host an app
+/// claims, that app's unavailable page (its 410 body), chosen by the `Host` alone, never by the token. Every answer is
 /// `Cache-Control: no-store` so that a revocation bites at once. Clicks of valid links are counted in memory and
 /// written in batches; link-preview crawlers count none.
 struct ShareRoutes: Sendable {
@@ -40,23 +41,27 @@ struct ShareRoutes: Sendable {
         if let ready = pageInMemory(token: token, host: host, userAgent: userAgent) { return ready }
         let (app, status) = await links.shareStatus(token: token, host: host)
         if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
-        return page(app: app, status: status, token: token, userAgent: userAgent, afterFetch: true) ?? pages.unknownPage
+        return page(app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true)
+            ?? pages.unknownPage(host: host)
     }
 
     /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
     /// link record or the origin's preview must be fetched first.
     func pageInMemory(token: String, host: String?, userAgent: String?) -> ReadyResponse? {
         guard let (app, status) = links.shareStatusInMemory(token: token, host: host) else { return nil }
-        return page(app: app, status: status, token: token, userAgent: userAgent, afterFetch: false)
+        return page(app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false)
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
-    private func page(app: String?, status: LinkStatus, token: String, userAgent: String?, afterFetch: Bool) -> ReadyResponse? {
+    /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`).
+    private func page(
+        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool
+    ) -> ReadyResponse? {
         let page: ReadyResponse
         switch status {
         case .active(let target):
             guard let app else {
-                page = pages.unknownPage
+                page = pages.unknownPage(host: host)
                 break
             }
             let client = UserAgentKind(userAgent: userAgent)
@@ -69,7 +74,7 @@ struct ShareRoutes: Sendable {
         case .unavailable:
             page = pages.gonePage(app: app)
         case .unknown:
-            page = pages.unknownPage
+            page = pages.unknownPage(host: host)
         }
         links.metrics.recordTokenVerdict(status)
         return page

@@ -27,15 +27,18 @@ struct SharePages: Sendable {
         self.fetchSlots = FetchSlots(limit: maxOriginFetches)
         var origins: [String: OriginClient] = [:]
         var gonePages: [String: ReadyResponse] = [:]
+        var unknownPages: [String: ReadyResponse] = [:]
         for manifest in router.manifests {
             gonePages[manifest.app] = ReadyResponse(page: Self.unavailable(renderer, app: manifest, gone: true))
+            unknownPages[manifest.app] = ReadyResponse(page: Self.unavailable(renderer, app: manifest, gone: false))
             guard let origin = manifest.origin else { continue }
             origins[manifest.app] = OriginClient(configuration: OriginConfiguration(
                 baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
         }
         self.origins = origins
         self.gonePages = gonePages
-        self.unknownPage = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: false))
+        self.unknownPages = unknownPages
+        self.unknownWithoutApp = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: false))
         self.goneWithoutApp = ReadyResponse(page: Self.unavailable(renderer, app: nil, gone: true))
     }
 
@@ -50,7 +53,7 @@ struct SharePages: Sendable {
     ) -> (page: ReadyResponse, deleted: Bool)? {
         let key = RenderedPages.Key(token: token, client: client)
         if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
-        guard let manifest = router.manifest(app: app) else { return (unknownPage, false) }
+        guard let manifest = router.manifest(app: app) else { return (unknownWithoutApp, false) }
         let origin = origins[app]
         let cached = origin?.cachedPreview(params: target.params)
         var preview: Preview?
@@ -84,12 +87,22 @@ struct SharePages: Sendable {
         app.flatMap { gonePages[$0] } ?? goneWithoutApp
     }
 
-    /// The unavailable page of an unknown token (404): the same for every token, so nothing tells a malformed, a
-    /// forged and an unknown token apart.
-    let unknownPage: ReadyResponse
+    /// The unavailable page of an unknown token (404) asked for on `host` (the request's `Host`, port allowed): the
+    /// page of the app that claims the host (`Router.shareApp(host:)`, its share hosts or hosts) — the same body as
+    /// that app's 410 page, with its name, call to action and store buttons — else the page naming no app.
+    /// It depends on the host alone, never on the token, so nothing tells a malformed, a forged and an
+    /// unknown-key token apart.
+    func unknownPage(host: String?) -> ReadyResponse {
+        guard let host, let app = router.shareApp(host: LinkService.hostname(host)) else { return unknownWithoutApp }
+        return unknownPages[app] ?? unknownWithoutApp
+    }
+
     /// The 410 page of each app, rendered once, and the one naming no app.
     private let gonePages: [String: ReadyResponse]
     private let goneWithoutApp: ReadyResponse
+    /// The 404 page of each app (the body of its 410 page), rendered once, and the one naming no app.
+    private let unknownPages: [String: ReadyResponse]
+    private let unknownWithoutApp: ReadyResponse
 
     /// The unavailable page: 410 when `gone`, else 404. `app` is nil when the token named none.
     private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
@@ -136,7 +149,8 @@ struct SharePages: Sendable {
     static func pageInfo(_ manifest: AppManifest) -> AppPageInfo {
         AppPageInfo(
             appID: manifest.app, displayName: manifest.displayName, appStoreID: manifest.appStoreID,
-            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL)
+            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL,
+            badges: manifest.share?.badges ?? [:])
     }
 
     /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
