@@ -30,6 +30,24 @@ struct ManifestRefusalTests {
     @Test("the base fixture is valid")
     func baseIsValid() { #expect(problems(base) == []) }
 
+    @Test("origin.baseURL: plain http only to a loopback host, parsed out of the authority")
+    func originPlainHTTP() {
+        func origin(_ url: String) -> [String] { problems(base + "origin:\n  baseURL: \"\(url)\"\n  previewPath: /previews\n") }
+        let hint = "use an https URL (plain http only to a loopback host: localhost, 127.0.0.0/8 or [::1])"
+        #expect(origin("http://localhost.evil.example") ==
+                ["bad.yaml:11:12: error: origin.baseURL 'http://localhost.evil.example' is not https — \(hint)"])
+        for refused in ["http://127.0.0.1.evil.example", "http://localhost@evil.example", "http://127.0.0.1:80@evil.example/",
+                        "http://evil.example", "http://127.0.0.1.nip.io:8080", "http://[::1].evil.example", "http://[::2]:80",
+                        "http://128.0.0.1", "http://127.0.0.256", "http://0177.0.0.1", "http://localhost:http", "http://localhost:99999",
+                        "ftp://localhost", "HTTPS://x.example"] {
+            #expect(origin(refused).count == 1, "\(refused) must be refused")
+        }
+        for allowed in ["https://api.handz.example", "http://localhost", "http://LOCALHOST:8080/base", "http://127.0.0.1:9000",
+                        "http://127.1.2.3/x", "http://[::1]:8080", "http://[::1]", "http://localhost?x=1"] {
+            #expect(origin(allowed) == [], "\(allowed) must be allowed")
+        }
+    }
+
     @Test("unknown route in a return path")
     func unknownReturnRoute() {
         #expect(problems(base + "returns:\n  - from: Detail\n    close: { signedIn: Hom }\n") ==
@@ -118,6 +136,27 @@ struct ManifestRefusalTests {
             "bad.yaml:12:34: error: unknown route 'Nope' — did you mean 'Home'?",
             "bad.yaml:12:54: error: 'uid x' is not an iCalendar property name — write an upper-case name such as UID, DTSTART, SUMMARY, URL or X-VENDOR-NAME",
         ])
+    }
+
+    @Test("share.badges: ids, texts and the count are checked where they are written")
+    func badges() throws {
+        let share = "share:\n  path: /s/:token\n  route: Home\n  unavailableRoute: Home\n  badges:\n"
+        let good = base + share + "    privateUpload: \"Private upload - not shared via link.\"\n"
+        #expect(problems(good) == [])
+        #expect(try ManifestLoader.parse(yaml: good, file: "ok.yaml").share?.badges == ["privateUpload": "Private upload - not shared via link."])
+        let yaml = good + """
+            "bad id": x
+            long: "\(String(repeating: "x", count: 201))"
+            list: [a, b]
+
+        """
+        #expect(problems(yaml) == [
+            "bad.yaml:16:5: error: badge id 'bad id' is not 1–64 letters, digits, '-' or '_' — write an id such as 'privateUpload'",
+            "bad.yaml:17:11: error: the text of badge 'long' is 201 characters, more than 200 — shorten it",
+            "bad.yaml:18:11: error: share.badges.list must be a non-empty string — write a plain value",
+        ])
+        let many = base + share + (0...32).map { "    b\($0): text\n" }.joined()
+        #expect(problems(many) == ["bad.yaml:15:5: error: share.badges has 33 badges, more than 32 — keep at most 32"])
     }
 
     @Test("YAML syntax errors carry their position; oversize manifests are refused")

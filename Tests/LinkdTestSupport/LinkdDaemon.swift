@@ -48,16 +48,28 @@ public final class LinkdDaemon: @unchecked Sendable {
     ///   - dataDir: the data directory.
     ///   - arguments: more arguments after `serve`.
     ///   - environment: variables added to (or, with an empty value, removed from) the inherited environment.
-    public init(dataDir: String, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 30) throws {
+    public convenience init(dataDir: String, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 30) throws {
+        // The caller's LINKD_ variables pass, but those naming a configuration, place or store.
+        let removed: Set = ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY", "LINKD_DATABASE_URL"]
+        var inherited = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("LINKD_") && !removed.contains($0.key) }
+        inherited["LINKD_LOG_LEVEL"] = inherited["LINKD_LOG_LEVEL"] ?? "warning"
+        let environment = inherited.merging(environment) { _, given in given }
+        try self.init(
+            serveArguments: ["--port", "0", "--data-dir", dataDir] + arguments, workingDirectory: LinkdProcess.repositoryRoot,
+            environment: environment, timeout: timeout)
+    }
+
+    /// Starts `linkd serve ARGUMENTS` exactly as given, in `workingDirectory`, with every `LINKD_` variable of the
+    /// inherited environment removed but those in `environment` (an empty value removes one), and waits until it
+    /// listens.
+    public init(serveArguments: [String], workingDirectory: URL, environment: [String: String] = [:], timeout: Double = 30) throws {
         guard let binary = LinkdProcess.binary else { throw LinkdProcess.BinaryNotFound() }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDir] + arguments
-        process.currentDirectoryURL = LinkdProcess.repositoryRoot
-        var env = ProcessInfo.processInfo.environment
-        for name in ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY", "LINKD_DATABASE_URL"] { env[name] = nil }
+        process.arguments = ["serve"] + serveArguments
+        process.currentDirectoryURL = workingDirectory
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LINKD_") }
         for (name, value) in environment { env[name] = value.isEmpty ? nil : value }
-        env["LINKD_LOG_LEVEL"] = env["LINKD_LOG_LEVEL"] ?? "warning"
         process.environment = env
         let out = Pipe()
         process.standardOutput = out

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import Logging
 import Testing
 
 @testable import linkd
@@ -119,6 +121,66 @@ struct AdminTests {
             #expect(try await api.call(.get, "/v1/admin/keys", key: admin.string("key")).status == 200)
             #expect(try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "client", "label": "no app"]).status == 422)
             #expect(try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "root", "label": "x"]).status == 422)
+        }
+    }
+
+    @Test("every admin change is in the audit log with its actor, and logged at notice without a secret")
+    func auditAndLog() async throws {
+        let capture = LogCapture()
+        try await withAPI(logger: capture.logger(), { $0.logLevel = "debug" }) { api in
+            let admin = api.adminKey
+            let adminID = try #require(
+                (try await api.call(.get, "/v1/admin/api-keys", key: admin).json["apiKeys"] as? [[String: Any]])?
+                    .first { $0["label"] as? String == "initial admin key" }?["id"] as? String)
+            let made = try await api.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "app": "handz", "label": "audited"])
+            let clientID = try #require(made.string("id")), clientSecret = try #require(made.string("key"))
+            let keys = try await api.call(.get, "/v1/admin/keys?app=handz", key: admin).json["keys"] as? [[String: Any]] ?? []
+            let oldKid = try #require(keys.first { $0["state"] as? String == "active" && $0["suite"] as? String == "hmac-sha256" }?["kid"] as? Int)
+            let newKid = try #require(try await api.call(.post, "/v1/admin/keys/handz/rotate", key: admin).json["kid"] as? Int)
+            #expect(try await api.call(.post, "/v1/admin/keys/handz/\(oldKid)/retire", key: admin).status == 200)
+            let linkID = try #require(try await api.createHandzLink(key: clientSecret, owner: "carol")["id"] as? String)
+            #expect(try await api.call(.delete, "/v1/links/\(linkID)", key: clientSecret).status == 200)
+            #expect(try await api.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "handz", "owner": "carol"]).status == 200)
+            #expect(try await api.call(.delete, "/v1/admin/api-keys/\(clientID)", key: admin).status == 200)
+
+            // The audit log, newest first.
+            let entries = try await api.call(.get, "/v1/admin/audit?limit=20", key: admin).json["entries"] as? [[String: Any]] ?? []
+            let audited = entries.map { [$0["action"] as? String ?? "", $0["actor"] as? String ?? "", $0["detail"] as? String ?? ""] }
+            let expected = [
+                ["apikey.revoke", adminID, clientID],
+                ["owner.revoke", adminID, "handz owner carol: 0 links"],
+                ["link.revoke", clientID, "handz \(linkID)"],
+                ["key.retire", adminID, "handz kid \(oldKid)"],
+                ["key.rotate", adminID, "handz hmac-sha256 kid \(newKid)"],
+                ["apikey.create", adminID, "\(clientID) client handz"],
+                ["apikey.create", "linkd", "\(adminID) admin (first start)"],
+            ]
+            #expect(audited == expected)
+
+            // The same actions at notice, with structured metadata.
+            let notices = capture.lines.filter { $0.level == .notice && $0.metadata["action"] != nil }
+            func logged(_ action: String) -> [String: String]? { notices.first { $0.metadata["action"] == action }?.metadata }
+            #expect(logged("apikey.create")?["actor"] == "linkd")
+            #expect(notices.contains { $0.metadata["action"] == "apikey.create" && $0.metadata["actor"] == adminID && $0.metadata["apiKey"] == clientID
+                && $0.metadata["app"] == "handz" && $0.metadata["kind"] == "client" })
+            #expect(logged("key.rotate").map { [$0["actor"], $0["app"], $0["suite"], $0["kid"]] } == [adminID, "handz", "hmac-sha256", "\(newKid)"])
+            #expect(logged("key.retire").map { [$0["actor"], $0["app"], $0["kid"]] } == [adminID, "handz", "\(oldKid)"])
+            #expect(logged("link.revoke").map { [$0["actor"], $0["app"], $0["link"]] } == [clientID, "handz", linkID])
+            #expect(logged("owner.revoke").map { [$0["actor"], $0["app"], $0["owner"], $0["revoked"]] } == [adminID, "handz", "carol", "0"])
+            #expect(logged("apikey.revoke").map { [$0["actor"], $0["apiKey"]] } == [adminID, clientID])
+            for line in capture.lines {
+                #expect(!line.text.contains(admin) && !line.text.contains(clientSecret), "a secret in the log: \(line.text)")
+            }
+
+            // The request log at debug: method, route pattern, status, duration — through the router and the fast path.
+            let requests = capture.lines.filter { $0.level == .debug && $0.message == "request" }
+            #expect(requests.contains { $0.metadata["method"] == "POST" && $0.metadata["route"] == "/v1/admin/keys/{app}/rotate"
+                && $0.metadata["status"] == "200" && Double($0.metadata["durationMs"] ?? "") != nil })
+            let connection = try RawConnection(port: try #require(api.client.port))
+            try await connection.send(FastPathTests.get("/healthz"))
+            #expect(try await connection.read().status == 200)
+            #expect(try await FastPathTests.metric(api, "linkd_fast_path_answers_total") >= 1)
+            #expect(capture.lines.contains { $0.message == "request" && $0.metadata["route"] == "/healthz" && $0.metadata["status"] == "200" })
         }
     }
 }

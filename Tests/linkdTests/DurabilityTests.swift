@@ -73,6 +73,44 @@ struct DurabilityTests {
         #expect(inspected.json["clicks"] as? Int == 3)
     }
 
+    @Test("SIGTERM refuses new connections but lets a request in flight finish, and its write is kept")
+    func inFlightRequestFinishes() async throws {
+        let dir = temporaryDataDir()
+        let daemon = try LinkdDaemon(dataDir: dir)
+        let admin = try #require(daemon.initialAdminKey)
+        let port = try #require(daemon.baseURL.split(separator: ":").last.flatMap { Int($0) })
+
+        // A POST whose body is still being sent when SIGTERM arrives.
+        let body = #"{"app":"handz","route":"Library/FlowDetail","params":{"flowId":"\#(UUID().uuidString.lowercased())"}}"#
+        let slow = try RawConnection(port: port)
+        try await slow.send(
+            "POST /v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(admin)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body.prefix(20))
+        try await Task.sleep(for: .milliseconds(300))
+        kill(daemon.process.processIdentifier, SIGTERM)
+
+        // New connections are refused once the listener is closed (within a few seconds of the signal).
+        var refused = false
+        for _ in 0..<50 where !refused {
+            if (try? RawConnection(port: port)) == nil { refused = true } else { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "a new connection was still accepted 5 s after SIGTERM")
+        #expect(daemon.process.isRunning, "the daemon waits for the request in flight")
+
+        try await slow.send(String(body.dropFirst(20)))
+        let reply = try await slow.read()
+        #expect(reply.status == 201, "\(reply.text)")
+        let id = try #require((try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])?["id"] as? String)
+        for _ in 0..<200 where daemon.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!daemon.process.isRunning, "linkd did not stop within 20 s of answering the request in flight")
+        daemon.stop(signal: SIGKILL)
+        #expect(daemon.process.terminationStatus == 0)
+
+        let second = try LinkdDaemon(dataDir: dir)
+        defer { second.stop() }
+        #expect(try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin).status == 200)
+    }
+
     @Test("a bad configuration or manifest stops the daemon with a message naming it")
     func badStart() throws {
         let dir = temporaryDataDir()

@@ -1,5 +1,9 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Prometheus
 import Testing
 
 @testable import linkd
@@ -31,7 +35,9 @@ struct ErrorTests {
             #expect(statuses.contains(429))
             let limited = try await api.call(.get, "/v1/admin/keys", key: api.adminKey)
             #expect(limited.status == 429 && limited.errorCode == "rate_limited")
-            #expect(limited.headers[.retryAfter] != nil)
+            // 6 a minute: the emptied bucket has its next token 10 s after the last failure (less what has passed).
+            let retryAfter = try #require(limited.headers[.retryAfter].flatMap { Int($0) })
+            #expect((7...10).contains(retryAfter), "Retry-After \(retryAfter)")
         }
     }
 
@@ -74,7 +80,75 @@ struct ErrorTests {
             #expect(try await api.call(.get, "/v1/admin/audit?limit=0", key: api.adminKey).status == 400)
             #expect(try await api.call(.get, "/v1/admin/audit?limit=5000", key: api.adminKey).status == 400)
             #expect(try await api.call(.post, "/v1/admin/revocations", key: api.adminKey, json: ["app": "nope", "owner": "u"]).status == 404)
+
+            // 409: retiring the active key; a link id the store already has (a 2^-128 collision, injected).
+            let keys = try await api.call(.get, "/v1/admin/keys?app=handz", key: api.adminKey).json["keys"] as? [[String: Any]] ?? []
+            let active = try #require(keys.first { $0["state"] as? String == "active" }?["kid"] as? Int)
+            let retire = try await api.call(.post, "/v1/admin/keys/handz/\(active)/retire", key: api.adminKey)
+            #expect(retire.status == 409 && retire.errorCode == "conflict")
+            api.store.fault = .linkIDCollision
+            let collision = try await create(["route": "Library/FlowDetail", "params": flow])
+            api.store.fault = .none
+            #expect(collision.status == 409 && collision.errorCode == "conflict")
+            #expect(try await create(["route": "Library/FlowDetail", "params": flow]).status == 201)
         }
+    }
+
+    @Test("an unknown path, or a known path with a method it has no handler for, is a JSON 404 on both paths")
+    func unknownEndpoints() async throws {
+        try await withAPI { api in
+            // Hummingbird's router does not tell a wrong method from a wrong path: both are 404 not_found (no 405).
+            for (method, path) in [(HTTPRequest.Method.get, "/nope"), (.get, "/v1"), (.put, "/v1/links"), (.delete, "/healthz"),
+                                   (.post, "/s/AAAA"), (.get, "/v1/resolve/ics"), (.patch, "/v1/admin/keys")] {
+                let reply = try await api.call(method, path)
+                #expect(reply.status == 404 && reply.errorCode == "not_found", "\(method) \(path): \(reply.text)")
+                #expect(reply.headers[.contentType] == "application/json")
+                #expect((reply.json["error"] as? [String: Any])?["message"] as? String != nil)
+            }
+            // On a keep-alive connection, where the event-loop fast path looks at each request first.
+            let connection = try RawConnection(port: try #require(api.client.port))
+            try await connection.send(
+                "GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + "PUT /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+                    + "GET /s/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            for _ in 0..<3 {
+                let reply = try await connection.read()
+                #expect(reply.status == 404 && reply.text.contains(#""code":"not_found""#), "\(reply.text)")
+                #expect(reply.header("Content-Type") == "application/json")
+            }
+            #expect(try await connection.read().text == #"{"status":"ok"}"#)
+            let metrics = try await api.call(.get, "/metrics").text
+            #expect(metrics.contains(#"linkd_http_requests_total{method="GET",route="NotFound",status="404"}"#), "unmatched requests are counted")
+        }
+    }
+
+    @Test("an unexpected error is a JSON 500 internal_error, logged at error level, its details kept out of the answer")
+    func unexpectedErrors() async throws {
+        struct Broken: Error, CustomStringConvertible { var description: String { "secret internals at /var/lib/x" } }
+        let capture = LogCapture()
+        let router = Hummingbird.Router(context: BasicRequestContext.self)
+        let metrics = ServerMetrics()
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.get("/broken") { _, _ -> Response in throw Broken() }
+        router.get("/refused") { _, _ -> Response in throw HTTPError(.badRequest, message: "hummingbird's own words") }
+        let app = Application(router: router, logger: capture.logger())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/broken", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(response.status == .internalServerError && response.headers[.contentType] == "application/json")
+                #expect(text.contains(#""code":"internal_error""#) && !text.contains("secret"), "\(text)")
+            }
+            try await client.execute(uri: "/refused", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(response.status == .badRequest && text.contains(#""code":"bad_request""#) && !text.contains("hummingbird"), "\(text)")
+            }
+        }
+        let errors = capture.lines.filter { $0.level == .error }
+        #expect(errors.count == 1)
+        #expect(errors.first?.metadata["error"]?.contains("secret internals") == true, "the log keeps the error")
+        #expect(errors.first?.metadata["route"] == "/broken" && errors.first?.metadata["method"] == "GET")
+        let exposition = String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self)
+        #expect(exposition.contains(#"linkd_http_requests_total{method="GET",route="/broken",status="500"} 1"#), "\(exposition)")
     }
 
     @Test(".ics attachments resolve over HTTP; wrong type, oversized and non-calendar bodies are refused")
@@ -113,6 +187,9 @@ struct ErrorTests {
             #expect(statuses.last == 429)
             let share = try await api.call(.get, "/s/AAAA")
             #expect(share.status == 429 && share.errorCode == "rate_limited")
+            // One token per 100 s: the next one is 100 s after the bucket emptied, less what has passed since.
+            let retryAfter = try #require(share.headers[.retryAfter].flatMap { Int($0) })
+            #expect((90...100).contains(retryAfter), "Retry-After \(retryAfter)")
             #expect(try await api.call(.get, "/healthz").status == 200)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LinkRouter
 import LinkStore
+import Logging
 import Testing
 import TokenSigning
 
@@ -108,5 +109,32 @@ struct LinkLifecycleTests {
         #expect(resolution.link?.status == "expired")
         let (_, verdict) = await service.shareStatus(token: created.token, host: "links.handz.example")
         #expect(verdict == .unavailable(linkID: nil, reason: .expired))
+    }
+
+    @Test("an expired link answers 410 on the share path over HTTP, and expired in the inspector and resolutions", arguments: StoreBackend.allCases)
+    func expiryOverHTTP(backend: StoreBackend) async throws {
+        try await withAPI(on: backend) { api in
+            // A link made two hours ago with a one-hour life, signed with the server's own active key: a second
+            // LinkService on the server's store and keys, with the clock set back.
+            let masterKey = try MasterKey.loadOrCreate(at: api.configuration.dataDir + "/master.key", environment: [:])
+            let keys = try await KeyAdministration.open(store: api.store, masterKey: masterKey, logger: Logger(label: "test"))
+            let service = LinkService(
+                store: api.store, keyring: keys.keyring, router: try ServerBootstrap.loadRouter(exampleManifests, environment: [:]),
+                clicks: ClickBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
+            let request = CreateLinkRequest(route: "Library/FlowDetail", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+            let created = try await service.create(request, app: "handz", now: Date().addingTimeInterval(-7200))
+
+            let open = try await api.call(.get, "/s/\(created.token)")
+            #expect(open.status == 410)
+            #expect(open.headers[.cacheControl] == "no-store")
+            #expect(try await api.call(.get, "/s/\(created.token)/qr.svg").status == 410)
+            let resolution = try await api.resolve(created.url, state: "free")
+            #expect(resolution["outcome"] as? String == "linkUnavailable")
+            #expect((resolution["link"] as? [String: Any])?["status"] as? String == "expired")
+            let key = try await api.clientKey(app: "handz")
+            #expect(try await api.call(.get, "/v1/links/\(created.id)", key: key).string("status") == "expired")
+            let inspected = try await api.call(.get, "/v1/links/\(created.id)", key: key)
+            #expect(inspected.json["clicks"] as? Int == 0, "an expired link counts no click")
+        }
     }
 }

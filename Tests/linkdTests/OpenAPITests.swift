@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import LinkStore
 import Testing
 
 @testable import linkd
@@ -30,24 +32,45 @@ struct OpenAPITests {
         ) async throws -> Reply {
             let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType)
             let template = template ?? String(path.split(separator: "?", maxSplits: 1)[0])
-            let problems = document.problems(
-                method: method.rawValue, template: template, status: reply.status,
-                contentType: reply.headers[.contentType], body: reply.text)
+            record(method.rawValue, template, reply.status, reply.headers[.contentType], reply.text, reply.headers[.retryAfter], sourceLocation)
+            return reply
+        }
+
+        /// Sends a GET with a `Host` header (which the in-process client cannot set) over a raw connection.
+        @discardableResult
+        func get(_ path: String, host: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> RawConnection.Response {
+            let connection = try RawConnection(port: try #require(api.client.port))
+            try await connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+            let reply = try await connection.read()
+            record("GET", path, reply.status, reply.header("Content-Type"), reply.text, reply.header("Retry-After"), sourceLocation)
+            return reply
+        }
+
+        /// Checks one answer against the document (a 429 must say when to retry) and remembers it.
+        private func record(
+            _ method: String, _ template: String, _ status: Int, _ contentType: String?, _ body: String, _ retryAfter: String?,
+            _ sourceLocation: SourceLocation
+        ) {
+            var problems = document.problems(method: method, template: template, status: status, contentType: contentType, body: body)
+            if status == 429, (retryAfter.flatMap { Int($0) } ?? 0) < 1 {
+                problems.append("\(method) \(template) → 429 without a Retry-After of whole seconds ≥ 1: \(retryAfter ?? "none")")
+            }
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
             lock.withLock {
-                seenOperations.insert("\(method.rawValue) \(template)")
-                seenStatuses["\(method.rawValue) \(template)", default: []].insert(reply.status)
+                seenOperations.insert("\(method) \(template)")
+                seenStatuses["\(method) \(template)", default: []].insert(status)
             }
-            return reply
         }
 
         var operations: Set<String> { lock.withLock { seenOperations } }
         var statuses: [String: Set<Int>] { lock.withLock { seenStatuses } }
     }
 
-    @Test("every documented operation answers as documented", arguments: StoreBackend.allCases)
+    @Test("every documented operation answers as documented, and every documented status is answered", arguments: StoreBackend.allCases)
     func documentMatchesServer(backend: StoreBackend) async throws {
         let document = try OpenAPIDocument()
+        // The statuses seen per operation, over both servers below.
+        let seen = SeenStatuses()
         try await withAPI(on: backend) { api in
             let check = Checker(api: api, document: document)
             let admin = api.adminKey
@@ -142,10 +165,117 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/readyz"), 200)
             expectStatus(try await check.call(.get, "/metrics"), 200)
 
+            // The well-known files of a host the manifests serve (the Host header decides).
+            expectStatus(try await check.get("/.well-known/apple-app-site-association", host: "links.handz.example"), 200)
+            expectStatus(try await check.get("/.well-known/assetlinks.json", host: "links.handz.example"), 200)
+
+            // Bodies the admin endpoints refuse: malformed, oversized, of the wrong type.
+            let hugeJSON = "{\"suite\":\"" + String(repeating: "s", count: api.configuration.maxBodyBytes) + "\"}"
+            let bodies: [(String, String)] = [("/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"), ("/v1/admin/revocations", "/v1/admin/revocations"),
+                                              ("/v1/admin/api-keys", "/v1/admin/api-keys")]
+            for (path, template) in bodies {
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: "{", contentType: "application/json"), 400)
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: hugeJSON, contentType: "application/json"), 413)
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: "suite=x", contentType: "text/plain"), 415)
+            }
+            let hugeCalendar = String(repeating: "X", count: 1_100_000)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: hugeCalendar, contentType: "text/calendar"), 413)
+
+            // A client key on every admin endpoint: 403.
+            for (method, path, template) in Self.adminOperations(kid: oldKid, apiKeyID: spareID) {
+                expectStatus(try await check.call(method, path, template: template, key: client, json: Self.body(template)), 403)
+            }
+            // A client key whose app is no longer loaded (its manifest removed since the key was made).
+            let (orphan, orphanSecret) = APIKeyAuthenticator.makeKey(kind: .client, app: "retired-app", label: "orphan")
+            try await api.store.base.createAPIKey(orphan)
+            expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "Library/FlowDetail", "params": flow]), 403)
+
+            // A link id the store already has (a 2^-128 collision, injected): 409.
+            api.store.fault = .linkIDCollision
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow]), 409)
+            // The store does not answer: every authenticated endpoint 503 (the key cannot be looked up), /readyz 503.
+            api.store.fault = .unavailable
+            for (method, path, template) in Self.authenticatedOperations(linkID: id, kid: oldKid, apiKeyID: spareID) {
+                let reply = try await check.call(method, path, template: template, key: admin, json: Self.body(template))
+                expectStatus(reply, 503)
+                #expect(reply.errorCode == "store_unavailable")
+            }
+            let notReady = try await check.call(.get, "/readyz")
+            expectStatus(notReady, 503)
+            #expect(notReady.errorCode == "not_ready")
+            api.store.fault = .none
+            expectStatus(try await check.call(.get, "/readyz"), 200)
+            seen.add(check.statuses)
+
             let missing = document.operations.subtracting(check.operations)
             #expect(missing.isEmpty, "documented but not exercised: \(missing.sorted())")
             let undocumented = check.operations.subtracting(document.operations)
             #expect(undocumented.isEmpty, "exercised but not documented: \(undocumented.sorted())")
+        }
+
+        // A second server for the refusals that use up per-address budgets: 401 on the endpoints above did not
+        // refuse yet (a first server would run out of failed authentications), then 429 everywhere.
+        try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
+            let check = Checker(api: api, document: document)
+            for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
+            where !["POST /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)") {
+                expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
+            }
+            var statuses: [Int] = []
+            for _ in 0..<10 where statuses.last != 429 {
+                statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status)
+            }
+            #expect(statuses.last == 429, "\(statuses)")
+            for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000") {
+                expectStatus(try await check.call(method, path, template: template, key: api.adminKey, json: Self.body(template)), 429)
+            }
+            statuses = []
+            for _ in 0..<10 where statuses.last != 429 {
+                statuses.append(try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve").status)
+            }
+            #expect(statuses.last == 429, "\(statuses)")
+            expectStatus(try await check.call(.post, "/v1/resolve", json: ["url": "handz://library"]), 429)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", contentType: "text/calendar"), 429)
+            expectStatus(try await check.call(.get, "/s/AAAA", template: "/s/{token}"), 429)
+            expectStatus(try await check.call(.get, "/s/AAAA/qr.svg", template: "/s/{token}/qr.svg"), 429)
+            seen.add(check.statuses)
+        }
+
+        // Every documented status of every operation has been answered at least once.
+        var unseen: [String] = []
+        for (operation, statuses) in document.documentedStatuses {
+            for status in statuses.subtracting(seen.all[operation] ?? []).sorted() { unseen.append("\(operation) → \(status)") }
+        }
+        #expect(unseen.isEmpty, "documented but never answered: \(unseen.sorted())")
+    }
+
+    /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).
+    static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
+        [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
+            + adminOperations(kid: kid, apiKeyID: apiKeyID)
+    }
+
+    /// Every admin endpoint, with a path to call it by: (method, path, documented template).
+    static func adminOperations(kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
+        [
+            (.get, "/v1/admin/keys", "/v1/admin/keys"),
+            (.post, "/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"),
+            (.post, "/v1/admin/keys/handz/\(kid)/retire", "/v1/admin/keys/{app}/{kid}/retire"),
+            (.post, "/v1/admin/revocations", "/v1/admin/revocations"),
+            (.post, "/v1/admin/api-keys", "/v1/admin/api-keys"),
+            (.get, "/v1/admin/api-keys", "/v1/admin/api-keys"),
+            (.delete, "/v1/admin/api-keys/\(apiKeyID)", "/v1/admin/api-keys/{id}"),
+            (.get, "/v1/admin/audit", "/v1/admin/audit"),
+        ]
+    }
+
+    /// A valid body for the operations that take one (so that only the key decides the answer).
+    static func body(_ template: String) -> [String: Any]? {
+        switch template {
+        case "/v1/links": ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()]]
+        case "/v1/admin/revocations": ["app": "handz", "owner": "nobody"]
+        case "/v1/admin/api-keys": ["kind": "client", "app": "handz", "label": "x"]
+        default: nil
         }
     }
 
@@ -183,7 +313,23 @@ struct OpenAPITests {
     }
 }
 
+/// The statuses answered per operation ("METHOD /template"), gathered over several servers.
+final class SeenStatuses: @unchecked Sendable {  // `statuses` behind `lock`
+    private let lock = NSLock()
+    private var statuses: [String: Set<Int>] = [:]
+
+    /// Adds a checker's statuses.
+    func add(_ more: [String: Set<Int>]) { lock.withLock { statuses.merge(more) { $0.union($1) } } }
+    /// Everything added so far.
+    var all: [String: Set<Int>] { lock.withLock { statuses } }
+}
+
 /// Expects `reply` to have `status`, showing the body when it does not.
 private func expectStatus(_ reply: Reply, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reply.status == status, "\(reply.text.prefix(300))", sourceLocation: sourceLocation)
+}
+
+/// Expects a raw `reply` to have `status`, showing the body when it does not.
+private func expectStatus(_ reply: RawConnection.Response, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(reply.status == status, "\(reply.text.prefix(300))", sourceLocation: sourceLocation)
 }

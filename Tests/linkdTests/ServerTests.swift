@@ -40,6 +40,71 @@ struct ServerTests {
     }
 }
 
+@Suite("Server metrics")
+struct ServerMetricsTests {
+    /// Every sample of `/metrics` by its series (name and labels, as written).
+    static func samples(_ api: API) async throws -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in try await api.call(.get, "/metrics").text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    @Test("request durations, resolutions by outcome and token verdicts move with known requests, on both paths")
+    func countersMove() async throws {
+        try await withAPI { api in
+            let port = try #require(api.client.port)
+            let key = try await api.clientKey(app: "handz")
+            let url = try #require(try await api.createHandzLink(key: key)["url"] as? String)
+            let revoked = try await api.createHandzLink(key: key)
+            #expect(try await api.call(.delete, "/v1/links/\(revoked["id"] as? String ?? "")", key: key).status == 200)
+            let revokedURL = try #require(revoked["url"] as? String)
+            let forgedURL = String(url.dropLast()) + (url.hasSuffix("A") ? "B" : "A")
+            let before = try await Self.samples(api)
+            func moved(_ series: String, _ now: [String: Double]) -> Double { (now[series] ?? 0) - (before[series] ?? 0) }
+
+            // Keep-alive: the first resolution reads the link record (router), the second is answered from memory
+            // (fast path); `Connection: close` always goes to the router.
+            let connection = try RawConnection(port: port)
+            let get = "GET /v1/resolve?url=\(FastPathTests.encoded(url))&state=free HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            for request in [get + "\r\n", get + "\r\n", FastPathTests.post("/v1/resolve", json: #"{"url":"\#(url)","state":"free"}"#)] {
+                try await connection.send(request)
+                #expect(try await connection.read().status == 200)
+            }
+            let closing = try RawConnection(port: port)
+            try await closing.send(get + "Connection: close\r\n\r\n")
+            #expect(try await closing.read().status == 200)
+            for other in [revokedURL, forgedURL, "handz://library"] {
+                #expect(try await api.call(.get, "/v1/resolve?url=\(FastPathTests.encoded(other))&state=free").status == 200)
+            }
+            let ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:1\r\nURL:\(url)\r\nEND:VEVENT\r\n"
+                + "BEGIN:VEVENT\r\nUID:2\r\nURL:\(revokedURL)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            let calendar = try await api.call(.post, "/v1/resolve/ics?state=free", raw: ics, contentType: "text/calendar")
+            #expect(calendar.status == 200 && (calendar.json["items"] as? [Any])?.count == 2)
+
+            let after = try await Self.samples(api)
+            #expect(moved("linkd_fast_path_answers_total", after) >= 2, "both paths were taken")
+            // One verdict per token checked: 4 resolutions and 1 calendar item of the live link, 2 of the revoked one.
+            #expect(moved(#"linkd_token_verdicts_total{verdict="active"}"#, after) == 5)
+            #expect(moved(#"linkd_token_verdicts_total{verdict="revoked"}"#, after) == 2)
+            #expect(moved(#"linkd_token_verdicts_total{verdict="unknown"}"#, after) == 1)
+            #expect(moved(#"linkd_token_verdicts_total{verdict="expired"}"#, after) == 0)
+            // Resolutions (not calendar items): the live link 4 times and handz://library; revoked and forged.
+            #expect(moved(#"linkd_resolutions_total{outcome="route"}"#, after) == 5)
+            #expect(moved(#"linkd_resolutions_total{outcome="linkUnavailable"}"#, after) == 2)
+            let labels = #"method="GET",route="/v1/resolve",status="200""#
+            #expect(moved("linkd_http_request_duration_seconds_count{\(labels)}", after) == 6)
+            #expect(moved("linkd_http_request_duration_seconds_sum{\(labels)}", after) > 0)
+            #expect(moved("linkd_http_requests_total{\(labels)}", after) == 6)
+            #expect(moved(#"linkd_http_request_duration_seconds_count{method="POST",route="/v1/resolve",status="200"}"#, after) == 1)
+            #expect(moved(#"linkd_http_request_duration_seconds_count{method="POST",route="/v1/resolve/ics",status="200"}"#, after) == 1)
+            #expect(after.keys.contains { $0.hasPrefix("linkd_http_request_duration_seconds_bucket{\(labels),le=") })
+        }
+    }
+}
+
 @Suite("ServerConfiguration")
 struct ServerConfigurationTests {
     @Test("defaults, then file, then environment, then flags")
@@ -90,6 +155,24 @@ struct RateLimiterTests {
         #expect(limiter.allow("a", now: 100.5))
         #expect(!limiter.allow("a", now: 100.5))
         #expect(!limiter.allow("a", cost: 5, now: 200))
+    }
+
+    @Test("Retry-After: whole seconds until the bucket that refused has a token again, at least 1")
+    func secondsUntilAvailable() {
+        let limiter = RateLimiter(perSecond: 0.25, burst: 2)
+        #expect(limiter.secondsUntilAvailable("a", now: 10) == 1, "a client with no bucket is not waiting")
+        #expect(limiter.allow("a", now: 10) && limiter.allow("a", now: 10) && !limiter.allow("a", now: 10))
+        #expect(limiter.secondsUntilAvailable("a", now: 10) == 4)
+        #expect(limiter.secondsUntilAvailable("a", now: 12) == 2)
+        #expect(limiter.secondsUntilAvailable("a", now: 13.5) == 1, "0.375 s rounds up to 1")
+        #expect(limiter.secondsUntilAvailable("a", cost: 2, now: 10) == 8)
+        // The auth-failure bucket: 10 a minute, burst 10: a token every 6 s once it is empty.
+        let failures = RateLimiter(perSecond: 10.0 / 60, burst: APIKeyAuthenticator.failureBurst)
+        for _ in 0..<10 { _ = failures.allow("b", now: 0) }
+        #expect(!failures.peek("b", now: 0))
+        #expect(failures.secondsUntilAvailable("b", now: 0) == 6)
+        #expect(failures.peek("b", now: 6.01))
+        #expect(RateLimiter(perSecond: 1e-9, burst: 1).secondsUntilAvailable("c", cost: 2, now: 0) == RateLimiter.maxRetryAfterSeconds)
     }
 
     @Test("memory stays bounded by maxClients")

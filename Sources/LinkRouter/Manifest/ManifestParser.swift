@@ -217,7 +217,7 @@ struct ManifestParser {
 
         // Share links.
         if let shareNode = top["share"] {
-            let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta"],
+            let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta", "badges"],
                                         required: ["path", "route", "unavailableRoute"])
             var share = AppManifest.ShareConfig(path: "/s/:token", hosts: [], route: "", unavailableRoute: "",
                                                 unavailableMessage: "This link is no longer available.", cta: [:])
@@ -255,6 +255,7 @@ struct ManifestParser {
                     pendingRoutes.append((route, value))
                 }
             }
+            share.badges = badges(fields["badges"])
             manifest.share = share
         }
         if let node = top["notFoundRoute"], let route = reader.string(node, context: "notFoundRoute") {
@@ -298,9 +299,9 @@ struct ManifestParser {
             let fields = reader.mapping(originNode, context: "origin", allowed: ["baseURL", "previewPath"], required: ["baseURL", "previewPath"])
             let base = reader.string(fields["baseURL"], context: "origin.baseURL") ?? ""
             let path = reader.string(fields["previewPath"], context: "origin.previewPath") ?? ""
-            if !base.isEmpty, !(base.hasPrefix("https://") || base.hasPrefix("http://127.0.0.1") || base.hasPrefix("http://localhost")) {
+            if !base.isEmpty, !OriginBaseURL.isAllowed(base) {
                 reader.fail(.badValue, fields["baseURL"], "origin.baseURL '\(base)' is not https",
-                            hint: "use an https URL (plain http only for 127.0.0.1/localhost)")
+                            hint: "use an https URL (plain http only to a loopback host: localhost, 127.0.0.0/8 or [::1])")
             }
             if !path.isEmpty, !path.hasPrefix("/") {
                 reader.fail(.badValue, fields["previewPath"], "origin.previewPath must start with '/'", hint: "write '/\(path)'")
@@ -316,6 +317,37 @@ struct ManifestParser {
         }
         checkPatterns(manifest)
         return manifest
+    }
+
+    /// `share.badges`: badge id → text, each id well-formed, each text 1–200 characters, at most 32 badges.
+    private func badges(_ node: Node?) -> [String: String] {
+        typealias Share = AppManifest.ShareConfig
+        let entries = reader.pairs(node, context: "share.badges")
+        if entries.count > Share.maxBadges {
+            reader.fail(.badValue, node, "share.badges has \(entries.count) badges, more than \(Share.maxBadges)",
+                        hint: "keep at most \(Share.maxBadges)")
+            return [:]
+        }
+        var badges: [String: String] = [:]
+        for (id, keyNode, value) in entries {
+            guard Share.isBadgeID(id) else {
+                reader.fail(.badValue, keyNode, "badge id '\(id.prefix(80))' is not 1–\(Share.maxBadgeIDLength) letters, digits, '-' or '_'",
+                            hint: "write an id such as 'privateUpload'")
+                continue
+            }
+            if badges[id] != nil {
+                reader.fail(.duplicateID, keyNode, "badge '\(id)' appears twice in share.badges", hint: "keep one")
+                continue
+            }
+            guard let text = reader.string(value, context: "share.badges.\(id)") else { continue }
+            if text.count > Share.maxBadgeTextLength {
+                reader.fail(.badValue, value, "the text of badge '\(id)' is \(text.count) characters, more than \(Share.maxBadgeTextLength)",
+                            hint: "shorten it")
+                continue
+            }
+            badges[id] = text
+        }
+        return badges
     }
 
     private func presentation(_ text: String, _ node: Node) -> Presentation? {

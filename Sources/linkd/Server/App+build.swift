@@ -18,16 +18,21 @@ struct LinkdServer<App: ApplicationProtocol> {
 
 /// Builds the linkd HTTP server from a configuration: opens (creating) the data directory and store, loads the
 /// manifests and keys, registers the routes and the background services. `linkd serve` and the tests call it.
-/// - Parameter onListening: called with the bound port once the server listens (port 0 picks one).
+/// - Parameters:
+///   - logger: where the server logs (default: swift-log's handler, stderr); its level is set from `logLevel`.
+///   - wrapStore: wraps the opened store (the tests put a fault-injecting store around it); identity by default.
+///   - onListening: called with the bound port once the server listens (port 0 picks one).
 func buildServer(
     configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+    logger: Logger = Logger(label: "linkd"),
+    wrapStore: (any LinkStorage) -> any LinkStorage = { $0 },
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> LinkdServer<some ApplicationProtocol> {
-    var logger = Logger(label: "linkd")
+    var logger = logger
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
 
     try DataDirectory.prepare(configuration.dataDir)
-    let store = try await openStore(configuration, logger: logger)
+    let store = wrapStore(try await openStore(configuration, logger: logger))
     let bootstrap: ServerBootstrap
     do {
         bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
@@ -42,11 +47,14 @@ func buildServer(
         store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
         defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
     let auth = APIKeyAuthenticator(
-        store: store, failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: 10))
+        store: store,
+        failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst))
     let limiter = configuration.rateLimitPerSecond > 0
         ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
 
     let router = Hummingbird.Router(context: LinkdRequestContext.self)
+    // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
+    router.add(middleware: ErrorMiddleware())
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     HealthRoutes(store: store, metrics: metrics).register(on: router)
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
@@ -77,7 +85,10 @@ func buildServer(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
     // Share pages, resolutions and /healthz answered on the event loop when memory has all they need.
     let fastRoutes = configuration.fastPath
-        ? FastRoutes(resolve: resolveRoutes, share: shareRoutes, limiter: limiter, metrics: metrics) : nil
+        ? FastRoutes(
+            resolve: resolveRoutes, share: shareRoutes, limiter: limiter, metrics: metrics,
+            requestLog: logger.logLevel <= .debug ? logger : nil)
+        : nil
     let serverName = "linkd"
     let application = Application(
         router: router,

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LinkStore
 import LinkdTestSupport
+import Logging
 import NIOCore
 
 @testable import linkd
@@ -39,6 +40,8 @@ struct API {
     let client: any TestClientProtocol
     let adminKey: String
     let configuration: ServerConfiguration
+    /// The server's store, through which a test can make it fail (`fault`) or reach the real one (`base`).
+    let store: FaultInjectingStore
 
     /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is; `headers` are added.
     func call(
@@ -115,9 +118,10 @@ enum StoreBackend: String, CaseIterable, Sendable {
 }
 
 /// Starts a server on the demo manifests in a fresh data directory (and, for `.postgres`, a fresh database) and
-/// runs `body` against it.
+/// runs `body` against it. `logger`: where the server logs (default: swift-log's stderr handler).
 func withAPI(
     on backend: StoreBackend = .sqlite,
+    logger: Logger = Logger(label: "linkd"),
     _ adjust: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (API) async throws -> Void
 ) async throws {
@@ -129,11 +133,17 @@ func withAPI(
         configuration.syncIntervalSeconds = 0.2
     }
     adjust(&configuration)
-    let server = try await buildServer(configuration: configuration, environment: [:])
+    var wrapped: FaultInjectingStore?
+    let server = try await buildServer(configuration: configuration, environment: [:], logger: logger, wrapStore: { store in
+        let faulty = FaultInjectingStore(store)
+        wrapped = faulty
+        return faulty
+    })
     guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }
+    guard let store = wrapped else { throw HarnessError("the store was not wrapped") }
     let frozen = configuration
     try await server.application.test(.live) { client in
-        try await body(API(client: client, adminKey: adminKey, configuration: frozen))
+        try await body(API(client: client, adminKey: adminKey, configuration: frozen, store: store))
     }
 }
 

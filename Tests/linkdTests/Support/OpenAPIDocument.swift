@@ -45,6 +45,19 @@ struct OpenAPIDocument: @unchecked Sendable {  // read-only after init
         return found
     }
 
+    /// Every documented response status, by operation ("METHOD /path/template").
+    var documentedStatuses: [String: Set<Int>] {
+        let paths = root["paths"] as? [String: Any] ?? [:]
+        var found: [String: Set<Int>] = [:]
+        for (template, item) in paths {
+            for (method, operation) in item as? [String: Any] ?? [:] where Self.methods.contains(method) {
+                let responses = (operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]
+                found["\(method.uppercased()) \(template)"] = Set(responses.keys.compactMap { Int($0) })
+            }
+        }
+        return found
+    }
+
     /// Problems of one exchange with the server: an undocumented operation or status, a content type the document
     /// does not list for that status, a JSON body that does not match the documented schema.
     func problems(method: String, template: String, status: Int, contentType: String?, body: String) -> [String] {

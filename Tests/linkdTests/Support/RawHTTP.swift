@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// A plain TCP connection to a server on 127.0.0.1, for byte-exact HTTP/1.1 exchanges: pipelined requests, a
+/// A plain TCP connection to a server on a loopback address, for byte-exact HTTP/1.1 exchanges: pipelined requests, a
 /// `Connection: close` request, headers compared as sent. Its blocking socket calls run on a Dispatch thread, never
 /// on Swift's cooperative pool, which the in-process server under test needs.
 final class RawConnection: @unchecked Sendable {
@@ -32,8 +32,8 @@ final class RawConnection: @unchecked Sendable {
     private let socket: Int32
     private var pending: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads time out after 10 s.
-    init(port: Int) throws {
+    /// Connects to `host`:`port` (an IPv4 address, 127.0.0.1 by default); reads time out after 10 s.
+    init(port: Int, host: String = "127.0.0.1") throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HarnessError("socket() failed") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -41,13 +41,13 @@ final class RawConnection: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             close(socket)
-            throw HarnessError("cannot connect to port \(port)")
+            throw HarnessError("cannot connect to \(host):\(port)")
         }
     }
 

@@ -17,11 +17,15 @@ struct Caller: Sendable {
 /// API keys: made here, stored as SHA-256 digests only, checked on every authenticated request.
 ///
 /// A key is `lkd_` + 43 base64url characters (256 random bits); only its digest is stored, and the digest found by
-/// lookup is compared again in constant time. Failed attempts are limited per client address (`failures`):
-/// past the limit the caller gets 429 before any lookup.
+/// lookup is compared again in constant time. Failed attempts are limited per client address (`failures`, a token
+/// bucket: `authFailuresPerMinute`, burst 10): while it is empty the caller gets 429 before any lookup, even with a
+/// valid key, until it refills.
 struct APIKeyAuthenticator: Sendable {
     let store: any LinkStorage
     let failures: RateLimiter
+
+    /// Failed authentications an address may make at once before `authFailuresPerMinute` applies.
+    static let failureBurst: Double = 10
 
     /// The longest `Authorization` value considered.
     static let maxHeaderBytes = 256
@@ -36,10 +40,13 @@ struct APIKeyAuthenticator: Sendable {
         return (record, secret)
     }
 
-    /// The caller of `request`, or 401 / 429.
+    /// The caller of `request`, or 401 / 429 (`Retry-After`: when the failure bucket has a token again), or 503
+    /// when the store cannot be asked.
     func authenticate(_ request: Request, client: String) async throws -> Caller {
         guard failures.peek(client) else {
-            throw APIError(.tooManyRequests, .rateLimited, "too many failed authentications from this address; wait and retry")
+            let seconds = failures.secondsUntilAvailable(client)
+            throw APIError.rateLimited(
+                "too many failed authentications from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
         guard let header = request.headers[.authorization], header.utf8.count <= Self.maxHeaderBytes,
               header.hasPrefix("Bearer ")

@@ -48,6 +48,7 @@ struct ServerBootstrap: Sendable {
             let (record, secret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "initial admin key")
             try await store.createAPIKey(record)
             try await store.appendAudit(AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
+            logger.logAdminAction("apikey.create", actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin"])
             return secret
         }
         return ServerBootstrap(router: router, keys: keys, initialAdminKey: initialAdminKey)

@@ -20,7 +20,8 @@ import Yams
 /// - `logLevel` / `LINKD_LOG_LEVEL` — String — `info`: trace, debug, info, notice, warning, error, critical.
 /// - `rateLimitPerSecond` — Double — `100`: per client address, on `/v1/resolve*` and `/s/*`; 0 turns it off.
 /// - `rateLimitBurst` — Double — `200`: requests a client may make at once before the rate applies.
-/// - `authFailuresPerMinute` — Double — `10`: failed authentications per client address (burst 10) before 429.
+/// - `authFailuresPerMinute` — Double — `10`: the refill rate of the per-address bucket of failed authentications
+///   (it holds `APIKeyAuthenticator.failureBurst`, 10); while it is empty, authenticated endpoints answer 429.
 /// - `templatesDir` — String — `templates`: the web fallback's Mustache templates and stylesheet.
 /// - `appTemplates` — {app: directory} — `{}`: per-app template directories (a missing template falls back).
 /// - `previewWaitMilliseconds` — Int — `300`: longest wait for an origin preview before the page goes without.

@@ -16,8 +16,6 @@ struct APIError: Error, HTTPResponseError, Sendable {
         static let forbidden = Code("forbidden")
         /// No such resource.
         static let notFound = Code("not_found")
-        /// The share link is no longer available.
-        static let gone = Code("gone")
         /// The request conflicts with the current state (retiring the active key).
         static let conflict = Code("conflict")
         /// The body is over the endpoint's cap.
@@ -45,18 +43,26 @@ struct APIError: Error, HTTPResponseError, Sendable {
     let status: HTTPResponse.Status
     let code: Code
     let message: String
+    /// Seconds to send as `Retry-After` (429 answers: when the bucket that refused has a token again).
+    let retryAfterSeconds: Int?
 
-    init(_ status: HTTPResponse.Status, _ code: Code, _ message: String) {
+    init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// 429 `rate_limited` with `Retry-After: seconds`.
+    static func rateLimited(_ message: String, retryAfterSeconds seconds: Int) -> APIError {
+        APIError(.tooManyRequests, .rateLimited, message, retryAfterSeconds: seconds)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ErrorBody(error: .init(code: code.description, message: message))
         let data = (try? Self.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
-        if status == .tooManyRequests { headers[.retryAfter] = "1" }
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -38,6 +39,8 @@ struct FastRoutes: Sendable {
     let share: ShareRoutes
     let limiter: RateLimiter?
     let metrics: ServerMetrics
+    /// Where answered requests are logged; nil (and nothing checked per request) unless the log level is debug.
+    let requestLog: Logger?
 
     /// The largest body collected (`POST /v1/resolve`'s cap): past it the request goes to Hummingbird (413).
     static let maxBodyBytes = ResolveRoutes.maxResolveBodyBytes
@@ -71,9 +74,11 @@ struct FastRoutes: Sendable {
         guard let response = make(request) else { return nil }
         if request.route.isRateLimited { _ = limiter?.allow(client) }
         metrics.recordFastPathAnswer()
+        let duration = ContinuousClock.now - request.started
         metrics.recordRequest(
-            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code,
-            duration: ContinuousClock.now - request.started)
+            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code, duration: duration)
+        requestLog?.logRequest(
+            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code, duration: duration)
         return response
     }
 

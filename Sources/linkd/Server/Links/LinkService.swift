@@ -145,9 +145,15 @@ struct LinkService: Sendable {
         let first = try resolver.resolve(bytes, state: state, app: app) { query in
             lookup(query, now: now) { missing.append($0) }
         }
-        guard !missing.isEmpty else { return first }
-        for id in missing { _ = try? await store.link(id: id) }
-        return try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
+        let report: CalendarReport
+        if missing.isEmpty {
+            report = first
+        } else {
+            for id in missing { _ = try? await store.link(id: id) }
+            report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
+        }
+        for item in report.items { metrics.recordTokenVerdict(of: item.resolution) }
+        return report
     }
 
     /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
@@ -168,8 +174,11 @@ struct LinkService: Sendable {
         }
     }
 
+    /// Counts the final resolution (outcome, and the verdict of its share token if it had one): only once the
+    /// answer is decided, so a resolution redone after a store read counts once.
     private func finish(_ resolution: Resolution) -> Resolution {
         metrics.recordResolution(resolution)
+        metrics.recordTokenVerdict(of: resolution)
         return resolution
     }
 

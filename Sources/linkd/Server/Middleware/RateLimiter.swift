@@ -56,6 +56,22 @@ extension RateLimiter {
             return min(burst, bucket.tokens + max(0, now - bucket.updated) * perSecond) >= 1
         }
     }
+
+    /// Whole seconds until the client's bucket holds `cost` tokens again (rounded up, at least 1): the
+    /// `Retry-After` of a refusal. Called only on the refusal path (it takes the lock once more).
+    func secondsUntilAvailable(_ client: String, cost: Double = 1, now: Double = ProcessInfo.processInfo.systemUptime) -> Int {
+        let tokens = buckets.withLock { buckets -> Double in
+            guard let bucket = buckets[client] else { return burst }
+            return min(burst, bucket.tokens + max(0, now - bucket.updated) * perSecond)
+        }
+        guard tokens < cost else { return 1 }
+        guard perSecond > 0 else { return Self.maxRetryAfterSeconds }
+        let seconds = ((cost - tokens) / perSecond).rounded(.up)
+        return seconds >= Double(Self.maxRetryAfterSeconds) ? Self.maxRetryAfterSeconds : max(1, Int(seconds))
+    }
+
+    /// The longest `Retry-After` sent (a day): a bucket refilling slower than that is as good as closed.
+    static let maxRetryAfterSeconds = 86_400
 }
 
 /// Answers 429 `rate_limited` when the caller's address has no token left in `limiter`; no limiter, no limit.
@@ -67,7 +83,8 @@ struct RateLimitMiddleware: RouterMiddleware {
         next: (Request, LinkdRequestContext) async throws -> Response
     ) async throws -> Response {
         if let limiter, !limiter.allow(context.clientAddress) {
-            throw APIError(.tooManyRequests, .rateLimited, "too many requests from this address; retry after a second")
+            let seconds = limiter.secondsUntilAvailable(context.clientAddress)
+            throw APIError.rateLimited("too many requests from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
         return try await next(request, context)
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRouter
 import LinkStore
+import Logging
 import TokenSigning
 
 /// The admin API (admin key only; every change is written to the audit log):
@@ -97,7 +98,9 @@ struct AdminRoutes: Sendable {
                 throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
             }
             let key = try await keyOperation { try await keys.rotate(app: app, suite: suite) }
-            try await audit(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
+            try await audit(
+                caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)", logger: context.logger,
+                ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
             return try JSONBody.response(KeyView(key))
         }
         admin.post("keys/{app}/{kid}/retire") { request, context in
@@ -111,7 +114,7 @@ struct AdminRoutes: Sendable {
                 throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
             }
             try await keyOperation { try await keys.change { try $0.retire(app: app, keyID: kid) } }
-            try await audit(caller, "key.retire", "\(app) kid \(kid)")
+            try await audit(caller, "key.retire", "\(app) kid \(kid)", logger: context.logger, ["app": "\(app)", "kid": "\(kid)"])
             guard let retired = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
                 throw APIError(.notFound, .notFound, "no such key of \(app)")
             }
@@ -125,7 +128,9 @@ struct AdminRoutes: Sendable {
                 throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerBytes) bytes")
             }
             let count = try await LinkService.storing { try await store.revokeLinks(app: body.app, owner: body.owner, at: Date()) }
-            try await audit(caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links")
+            try await audit(
+                caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links", logger: context.logger,
+                ["app": "\(body.app)", "owner": "\(body.owner)", "revoked": "\(count)"])
             metrics.setRevocationSetSize(store.revocations.count)
             return try JSONBody.response(RevokedCount(app: body.app, owner: body.owner, revoked: count))
         }
@@ -146,7 +151,10 @@ struct AdminRoutes: Sendable {
             }
             let (record, secret) = APIKeyAuthenticator.makeKey(kind: kind, app: body.app, label: body.label)
             try await LinkService.storing { try await store.createAPIKey(record) }
-            try await audit(caller, "apikey.create", "\(record.id) \(kind.rawValue)\(body.app.map { " " + $0 } ?? "")")
+            var logged: Logger.Metadata = ["apiKey": "\(record.id)", "kind": "\(kind.rawValue)"]
+            if let app = body.app { logged["app"] = "\(app)" }
+            try await audit(
+                caller, "apikey.create", "\(record.id) \(kind.rawValue)\(body.app.map { " " + $0 } ?? "")", logger: context.logger, logged)
             return try JSONBody.response(APIKeyView(record, secret: secret), status: .created)
         }
         admin.get("api-keys") { request, context in
@@ -162,7 +170,7 @@ struct AdminRoutes: Sendable {
             guard try await LinkService.storing({ try await store.revokeAPIKey(id: id, at: Date()) }) else {
                 throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
             }
-            try await audit(caller, "apikey.revoke", id)
+            try await audit(caller, "apikey.revoke", id, logger: context.logger, ["apiKey": "\(id)"])
             let keys = try await LinkService.storing { try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client) }
             guard let record = keys.first(where: { $0.id == id }) else { throw APIError(.notFound, .notFound, "no API key \(id)") }
             return try JSONBody.response(APIKeyView(record))
@@ -199,9 +207,13 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    private func audit(_ caller: Caller, _ action: String, _ detail: String) async throws {
+    /// Writes the audit entry of an admin action, then logs it at notice with `metadata` (never a secret).
+    private func audit(
+        _ caller: Caller, _ action: String, _ detail: String, logger: Logger, _ metadata: Logger.Metadata
+    ) async throws {
         try await LinkService.storing {
             try await store.appendAudit(AuditEntry(at: Date(), actor: caller.keyID, action: action, detail: detail))
         }
+        logger.logAdminAction(action, actor: caller.keyID, metadata)
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRouter
 import LinkStore
+import Logging
 
 /// `POST /v1/links`, `GET /v1/links/{id}` (the share-link inspector), `DELETE /v1/links/{id}` (revoke).
 /// A client key manages the links of its app; an admin key those of every app (`app` in the body then).
@@ -44,7 +45,9 @@ struct LinkRoutes: Sendable {
         }
         group.delete("{id}") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)
-            return try JSONBody.response(try await links.revoke(id: try context.parameters.require("id"), caller: caller))
+            let revoked = try await links.revoke(id: try context.parameters.require("id"), caller: caller)
+            context.logger.logAdminAction("link.revoke", actor: caller.keyID, ["app": "\(revoked.app)", "link": "\(revoked.id)"])
+            return try JSONBody.response(revoked)
         }
     }
 }

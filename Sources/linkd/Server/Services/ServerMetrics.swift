@@ -78,6 +78,13 @@ final class ServerMetrics: Sendable {
         verdicts[name]?.increment()
     }
 
+    /// Counts the verdict of the share token a resolution checked (its `link.status`: `active`, `revoked`,
+    /// `expired`, `deleted`, `unknown`); nothing for a resolution without a share token.
+    func recordTokenVerdict(of resolution: Resolution?) {
+        guard let status = resolution?.link?.status else { return }
+        verdicts[status]?.increment()
+    }
+
     /// Sets the revocation-set size gauge.
     func setRevocationSetSize(_ count: Int) {
         registry.makeGauge(name: "linkd_revocation_set_size").set(to: Double(count))
@@ -89,7 +96,8 @@ final class ServerMetrics: Sendable {
     }
 }
 
-/// Records every request into `ServerMetrics`, with the matched route pattern (not the raw path) as label.
+/// Records every request into `ServerMetrics`, with the matched route pattern (not the raw path) as label, and
+/// logs it at debug level (`Logger.logRequest`).
 struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
@@ -107,9 +115,9 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant) {
-        metrics.recordRequest(
-            method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status,
-            duration: ContinuousClock.now - start
-        )
+        let route = context.endpointPath ?? "unmatched"
+        let duration = ContinuousClock.now - start
+        metrics.recordRequest(method: request.method.rawValue, route: route, status: status, duration: duration)
+        context.logger.logRequest(method: request.method.rawValue, route: route, status: status, duration: duration)
     }
 }
