@@ -61,6 +61,11 @@ let package = Package(
             name: "ICalendar",
             swiftSettings: swiftSettings
         ),
+        // UTC calendar fields by integer arithmetic: Foundation's Calendar and date formatters load ICU's data.
+        .target(
+            name: "UTCTime",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkRouter",
             dependencies: [
@@ -73,6 +78,7 @@ let package = Package(
             name: "WebFallback",
             dependencies: [
                 "LinkRouter",
+                "UTCTime",
                 "CCurlShims",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
@@ -82,6 +88,7 @@ let package = Package(
         .target(
             name: "LinkStore",
             dependencies: [
+                "UTCTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

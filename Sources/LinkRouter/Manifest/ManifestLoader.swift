@@ -64,7 +64,7 @@ public enum ManifestLoader {
         }
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try Yams.compose(yaml: text, .basic) else {
                 throw ManifestErrors([ManifestError(.missingKey, at: start, "manifest is empty", hint: "start with 'app: <id>'")])
             }
             root = node

@@ -12,6 +12,10 @@ public enum APIKeyKind: String, Codable, Sendable, DatabaseValueConvertible {
 /// A stored API key. Only the SHA-256 digest of the secret is kept.
 public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "api_keys"
+    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
+    /// Dates as `StoredDate` reads them.
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
 
     /// A public identifier of the key (shown in lists and the audit log).
     public var id: String
@@ -43,6 +47,10 @@ public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 /// One audit log entry: an admin action.
 public struct AuditEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "audit_log"
+    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
+    /// Dates as `StoredDate` reads them.
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
 
     /// Sequence number (assigned by the store).
     public var seq: Int64?

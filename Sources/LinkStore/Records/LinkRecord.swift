@@ -14,6 +14,10 @@ public enum LinkRecordStatus: String, Codable, Sendable, DatabaseValueConvertibl
 /// One share link as stored: what a token opens, who owns it, and its status.
 public struct LinkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "links"
+    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
+    /// Dates as `StoredDate` reads them.
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
 
     /// The link id: 32 lowercase hex characters (16 random bytes).
     public var id: String

@@ -166,7 +166,8 @@ public final class OriginClient: Sendable {
     }
 }
 
-/// scheme + host + port, lowercased, with the default port filled in.
+/// scheme + host + port, lowercased, with the default port filled in. The host is compared as written (IDNA
+/// A-labels): `URLComponents.host` decodes IDNA through ICU, which loads its data.
 struct Origin: Equatable {
     let scheme: String
     let host: String
@@ -174,7 +175,7 @@ struct Origin: Equatable {
 
     init?(_ url: String) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty
+            scheme == "http" || scheme == "https", let host = components.encodedHost?.lowercased(), !host.isEmpty
         else { return nil }
         self.scheme = scheme
         self.host = host

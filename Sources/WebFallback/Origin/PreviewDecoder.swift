@@ -1,5 +1,6 @@
 import Foundation
 import LinkRouter
+import UTCTime
 
 /// The origin's preview JSON, decoded strictly:
 ///
@@ -7,7 +8,7 @@ import LinkRouter
 /// {"title": "Morning flow", "creatorName": "Ana", "allowCreatorName": true,
 ///  "updatedAt": "2026-09-21T10:00:00Z", "imageURL": "https://cdn.example.com/a.jpg", "badges": ["privateUpload"]}
 /// ```
-/// `title` is required (1–300 characters); `creatorName` at most 100; `updatedAt` ISO 8601; `imageURL` https and at
+/// `title` is required (1–300 characters); `creatorName` at most 100; `updatedAt` RFC 3339 (ISO 8601 with a time zone); `imageURL` https and at
 /// most 2048 bytes; `badges` at most `Preview.maxBadges` ids, each 1–64 ASCII letters, digits, `-`
 /// or `_` (`AppManifest.ShareConfig.isBadgeID`); unknown keys are refused. Anything else makes the result `unavailable`.
 enum PreviewDecoder {
@@ -37,7 +38,8 @@ enum PreviewDecoder {
         if let creator = body.creatorName, creator.count > 100 { return .unavailable(reason: "creatorName length") }
         var updated: Date?
         if let text = body.updatedAt {
-            guard let date = ISO8601DateFormatter().date(from: text) else {
+            // RFC 3339, read without ISO8601DateFormatter (ICU's: it maps megabytes of ICU data into the daemon).
+            guard let date = UTCDateTime.rfc3339(text) else {
                 return .unavailable(reason: "updatedAt is not ISO 8601")
             }
             updated = date

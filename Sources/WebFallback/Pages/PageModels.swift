@@ -161,14 +161,16 @@ public struct RenderedPage: Sendable {
 enum PageURL {
     /// Percent-escapes everything but unreserved characters (RFC 3986) for use inside a query value.
     static func queryEscaped(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 
-    /// `true` for an absolute https URL (images and links from the origin must be https).
+    /// RFC 3986's unreserved characters.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `true` for an absolute https URL (images and links from the origin must be https). The host is read as
+    /// written: `URLComponents.host` would decode IDNA through ICU, which loads its data.
     static func isHTTPS(_ value: String) -> Bool {
         guard let components = URLComponents(string: value) else { return false }
-        return components.scheme?.lowercased() == "https" && !(components.host ?? "").isEmpty
+        return components.scheme?.lowercased() == "https" && !(components.encodedHost ?? "").isEmpty
     }
 }

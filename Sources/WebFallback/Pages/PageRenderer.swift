@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 import Mustache
 
 /// Where the page templates come from.
@@ -49,7 +50,6 @@ public struct PageRenderer: Sendable {
     private let perApp: [String: [String: MustacheTemplate]]
     /// The stylesheet the pages link to; the server serves it at `/static/linkd.css` as `text/css`.
     public let stylesheet: String
-    private let dateFormatter: DateFormatter
     /// QR codes of share URLs, encoded once each; also used for `GET /s/{token}/qr.svg`.
     public let qrCodes = QRCodeCache()
 
@@ -67,11 +67,6 @@ public struct PageRenderer: Sendable {
             throw PageError(code: .missingTemplate, message: "\(cssPath): missing (the pages' stylesheet)")
         }
         stylesheet = String(decoding: css, as: UTF8.self)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "MMMM d, yyyy"
-        dateFormatter = formatter
     }
 
     private static func load(directory: String, required: Bool) throws(PageError) -> [String: MustacheTemplate] {
@@ -142,7 +137,7 @@ public struct PageRenderer: Sendable {
             if preview.allowCreatorName, let creator = preview.creatorName, !creator.isEmpty {
                 item["creator"] = String(creator.prefix(100))
             }
-            if let updated = preview.updatedAt { item["updated"] = dateFormatter.string(from: updated) }
+            if let updated = preview.updatedAt { item["updated"] = Self.dayText(updated) }
             if let image = preview.imageURL, PageURL.isHTTPS(image) {
                 item["imageURL"] = image
                 context["imageURL"] = image
@@ -189,6 +184,18 @@ public struct PageRenderer: Sendable {
 
     /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the
     /// app has a custom-scheme URL for the item and an Android package; otherwise `nil` (the plain link is used).
+    /// `November 24, 2026` (UTC), as `DateFormatter`'s `MMMM d, yyyy` in `en_US_POSIX` wrote it, made without
+    /// one: a `DateFormatter` maps megabytes of ICU's locale and calendar data into the daemon for this one line.
+    static func dayText(_ date: Date) -> String {
+        let day = UTCDateTime(date)
+        return "\(monthNames[day.month - 1]) \(day.day), \(day.year)"
+    }
+
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
+
     func androidIntentURL(_ page: LandingPage) -> String? {
         guard let package = page.app.androidPackage, let scheme = page.customScheme,
             let customURL = page.customSchemeURL, customURL.lowercased().hasPrefix(scheme.lowercased() + "://")

@@ -36,7 +36,7 @@ import Yams
 ///   all they need (same answers; false sends every request through Hummingbird's router).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
-struct ServerConfiguration: Sendable, Equatable, Decodable {
+struct ServerConfiguration: Sendable, Equatable {
     var host: String
     var port: Int
     var dataDir: String
@@ -106,37 +106,38 @@ struct ServerConfiguration: Sendable, Equatable, Decodable {
         self.fastPath = fastPath
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    /// The keys of a configuration file.
+    enum Key: String, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
             clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
             previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath
     }
 
-    /// Decodes a file's keys; missing keys keep their defaults, unknown keys are refused.
-    init(from decoder: any Decoder) throws {
-        let defaults = ServerConfiguration()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        host = try c.decodeIfPresent(String.self, forKey: .host) ?? defaults.host
-        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? defaults.port
-        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? defaults.dataDir
-        manifests = try c.decodeIfPresent([String].self, forKey: .manifests) ?? defaults.manifests
-        linkCacheCapacity = try c.decodeIfPresent(Int.self, forKey: .linkCacheCapacity) ?? defaults.linkCacheCapacity
-        maxTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .maxTTLSeconds) ?? defaults.maxTTLSeconds
-        defaultTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .defaultTTLSeconds) ?? defaults.defaultTTLSeconds
-        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes
-        clickFlushSeconds = try c.decodeIfPresent(Double.self, forKey: .clickFlushSeconds) ?? defaults.clickFlushSeconds
-        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel
-        rateLimitPerSecond = try c.decodeIfPresent(Double.self, forKey: .rateLimitPerSecond) ?? defaults.rateLimitPerSecond
-        rateLimitBurst = try c.decodeIfPresent(Double.self, forKey: .rateLimitBurst) ?? defaults.rateLimitBurst
-        authFailuresPerMinute = try c.decodeIfPresent(Double.self, forKey: .authFailuresPerMinute) ?? defaults.authFailuresPerMinute
-        templatesDir = try c.decodeIfPresent(String.self, forKey: .templatesDir) ?? defaults.templatesDir
-        appTemplates = try c.decodeIfPresent([String: String].self, forKey: .appTemplates) ?? defaults.appTemplates
-        previewWaitMilliseconds = try c.decodeIfPresent(Int.self, forKey: .previewWaitMilliseconds) ?? defaults.previewWaitMilliseconds
-        maxOriginFetches = try c.decodeIfPresent(Int.self, forKey: .maxOriginFetches) ?? defaults.maxOriginFetches
-        database = try c.decodeIfPresent(String.self, forKey: .database) ?? defaults.database
-        syncIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .syncIntervalSeconds) ?? defaults.syncIntervalSeconds
-        eventLoopThreads = try c.decodeIfPresent(Int.self, forKey: .eventLoopThreads) ?? defaults.eventLoopThreads
-        fastPath = try c.decodeIfPresent(Bool.self, forKey: .fastPath) ?? defaults.fastPath
+    /// Sets the key `key` from a file's YAML value, read as the key's type.
+    mutating func set(_ key: Key, from value: ConfigurationValue) throws {
+        switch key {
+        case .host: host = try value.string()
+        case .port: port = try value.int()
+        case .dataDir: dataDir = try value.string()
+        case .manifests: manifests = try value.strings()
+        case .linkCacheCapacity: linkCacheCapacity = try value.int()
+        case .maxTTLSeconds: maxTTLSeconds = try value.int()
+        case .defaultTTLSeconds: defaultTTLSeconds = try value.int()
+        case .maxBodyBytes: maxBodyBytes = try value.int()
+        case .clickFlushSeconds: clickFlushSeconds = try value.double()
+        case .logLevel: logLevel = try value.string()
+        case .rateLimitPerSecond: rateLimitPerSecond = try value.double()
+        case .rateLimitBurst: rateLimitBurst = try value.double()
+        case .authFailuresPerMinute: authFailuresPerMinute = try value.double()
+        case .templatesDir: templatesDir = try value.string()
+        case .appTemplates: appTemplates = try value.stringMapping()
+        case .previewWaitMilliseconds: previewWaitMilliseconds = try value.int()
+        case .maxOriginFetches: maxOriginFetches = try value.int()
+        case .database: database = value.isNull ? nil : try value.string()
+        case .syncIntervalSeconds: syncIntervalSeconds = try value.double()
+        case .eventLoopThreads: eventLoopThreads = try value.int()
+        case .fastPath: fastPath = try value.bool()
+        }
     }
 }
 
@@ -187,7 +188,9 @@ extension ServerConfiguration {
         return configuration
     }
 
-    /// Reads a YAML configuration file.
+    /// Reads a YAML configuration file: a mapping of the keys above, each value read as its key's type. YAML's own
+    /// scalar typing is not used (Yams resolves it with `NSRegularExpression`, which loads ICU: megabytes of resident
+    /// memory for a dozen scalars), so `port: "8080"` and `port: 8080` read alike.
     static func fromFile(_ path: String) throws -> ServerConfiguration {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let data = FileManager.default.contents(atPath: path)
@@ -198,21 +201,29 @@ extension ServerConfiguration {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(message: "\(path): not UTF-8")
         }
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return ServerConfiguration() }
-        do {
-            guard let mapping = try Yams.load(yaml: text) as? [String: Any] else {
-                throw ConfigurationError(message: "\(path): the top level must be a mapping of keys")
-            }
-            let known = Set(CodingKeys.allCases.map(\.rawValue))
-            if let unknown = mapping.keys.sorted().first(where: { !known.contains($0) }) {
-                throw ConfigurationError(message: "\(path): unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
-            }
-            return try YAMLDecoder().decode(ServerConfiguration.self, from: text)
-        } catch let error as ConfigurationError {
-            throw error
-        } catch {
+        let root: Node?
+        do { root = try Yams.compose(yaml: text, .basic) } catch {
             throw ConfigurationError(message: "\(path): \(error)")
         }
+        guard let root else { return ServerConfiguration() }
+        guard case .mapping(let mapping) = root else {
+            throw ConfigurationError(message: "\(path): the top level must be a mapping of keys")
+        }
+        var configuration = ServerConfiguration()
+        var seen: Set<String> = []
+        for (keyNode, valueNode) in mapping {
+            let name = keyNode.scalar?.string ?? ""
+            let line = "\(path):\(keyNode.mark?.line ?? 1)"
+            guard let key = Key(rawValue: name) else {
+                let known = Key.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+                throw ConfigurationError(message: "\(line): unknown key '\(name)' (known: \(known))")
+            }
+            guard seen.insert(name).inserted else { throw ConfigurationError(message: "\(line): '\(name)' is given twice") }
+            do { try configuration.set(key, from: ConfigurationValue(valueNode)) } catch let error as ConfigurationValue.TypeMismatch {
+                throw ConfigurationError(message: "\(line): '\(name)' must be \(error.expected)")
+            }
+        }
+        return configuration
     }
 
     /// Refuses values that cannot work.
@@ -249,5 +260,69 @@ extension ServerConfiguration {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
+    }
+}
+
+/// One value of a configuration file, read as the type its key wants.
+struct ConfigurationValue {
+    /// The value is not of the wanted type; `expected` says what would be.
+    struct TypeMismatch: Error {
+        let expected: String
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// A plain `null` or `~` (or nothing at all).
+    var isNull: Bool {
+        guard case .scalar(let scalar) = node, scalar.style == .plain else { return false }
+        return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    func string() throws(TypeMismatch) -> String {
+        guard case .scalar(let scalar) = node else { throw TypeMismatch(expected: "a string") }
+        return scalar.string
+    }
+
+    func int() throws(TypeMismatch) -> Int {
+        guard case .scalar(let scalar) = node, let value = Int(scalar.string) else { throw TypeMismatch(expected: "an integer") }
+        return value
+    }
+
+    func double() throws(TypeMismatch) -> Double {
+        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite else {
+            throw TypeMismatch(expected: "a number")
+        }
+        return value
+    }
+
+    func bool() throws(TypeMismatch) -> Bool {
+        guard case .scalar(let scalar) = node else { throw TypeMismatch(expected: "true or false") }
+        switch scalar.string {
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
+        default: throw TypeMismatch(expected: "true or false")
+        }
+    }
+
+    func strings() throws(TypeMismatch) -> [String] {
+        guard case .sequence(let sequence) = node else { throw TypeMismatch(expected: "a list of strings") }
+        return try sequence.map { item throws(TypeMismatch) in
+            guard case .scalar(let scalar) = item else { throw TypeMismatch(expected: "a list of strings") }
+            return scalar.string
+        }
+    }
+
+    func stringMapping() throws(TypeMismatch) -> [String: String] {
+        guard case .mapping(let mapping) = node else { throw TypeMismatch(expected: "a mapping of strings") }
+        var result: [String: String] = [:]
+        for (key, value) in mapping {
+            guard case .scalar(let name) = key, case .scalar(let text) = value else {
+                throw TypeMismatch(expected: "a mapping of strings")
+            }
+            result[name.string] = text.string
+        }
+        return result
     }
 }
