@@ -168,6 +168,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "UTCTimeTests",
+            dependencies: ["UTCTime"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WebFallbackTests",
             dependencies: ["WebFallback", "LinkdTestSupport"],
             swiftSettings: swiftSettings

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A moment as UTC calendar fields of the proleptic Gregorian calendar, to the millisecond, computed with integer
-/// arithmetic (Howard Hinnant's `days_from_civil` / `civil_from_days`).
+/// arithmetic (Howard Hinnant's `days_from_civil` / `civil_from_days`). Foundation's calendar agrees from
+/// 1582-10-15 on (before it, it counts Julian days); linkd's dates are all after 1970.
 ///
 /// Why not `Calendar`: on Linux, the first use of Foundation's Gregorian calendar asks ICU for the current time
 /// zone and the locale's first weekday, and `DateFormatter` / `ISO8601DateFormatter` are ICU's formatters; either
@@ -22,11 +23,10 @@ public struct UTCDateTime: Sendable, Equatable, CustomStringConvertible {
     /// The millisecond, 0–999.
     public var millisecond: Int
 
-    /// The fields of `date` in UTC; the fraction of a millisecond is dropped (rounded down, as `DateFormatter` does).
-    /// The time is first rounded to the microsecond, so that a millisecond a `Double` holds as `.122999…` reads `.123`.
+    /// The fields of `date` in UTC, to the nearest millisecond (as ICU's `DateFormatter` writes them, so that a
+    /// whole millisecond a `Double` holds as `.402999…` reads `.403`).
     public init(_ date: Date) {
-        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let milliseconds = Self.floorDivision(microseconds, 1000).quotient
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (days, millisecondOfDay) = Self.floorDivision(milliseconds, 86_400_000)
         (year, month, day) = Self.civil(fromDays: days)
         let inDay = Int(millisecondOfDay)

@@ -144,6 +144,82 @@ struct ServerConfigurationTests {
     }
 }
 
+extension ServerConfigurationTests {
+    @Test("a file sets every key, each read as its key's type; plain and quoted scalars read alike")
+    func everyKeyFromAFile() throws {
+        let dir = tempDataDir()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let file = dir + "/all.yaml"
+        try """
+            host: "0.0.0.0"
+            port: '9000'
+            dataDir: /var/lib/linkd
+            manifests: [/etc/linkd/a.yaml, "/etc/linkd/b.yaml"]
+            linkCacheCapacity: 500
+            maxTTLSeconds: 86400
+            defaultTTLSeconds: 3600
+            maxBodyBytes: 4096
+            clickFlushSeconds: 0.5
+            logLevel: debug
+            rateLimitPerSecond: 0
+            rateLimitBurst: 1e2
+            authFailuresPerMinute: 5
+            templatesDir: /usr/share/linkd/templates
+            appTemplates: {handz: /etc/linkd/handz}
+            previewWaitMilliseconds: 150
+            maxOriginFetches: 8
+            database: postgres://linkd@db.internal:5432/linkd
+            syncIntervalSeconds: 1.5
+            eventLoopThreads: 2
+            fastPath: false
+
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let read = try ServerConfiguration.load(file: file, environment: [:])
+        let expected = ServerConfiguration(
+            host: "0.0.0.0", port: 9000, dataDir: "/var/lib/linkd", manifests: ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"],
+            linkCacheCapacity: 500, maxTTLSeconds: 86400, defaultTTLSeconds: 3600, maxBodyBytes: 4096, clickFlushSeconds: 0.5,
+            logLevel: "debug", rateLimitPerSecond: 0, rateLimitBurst: 100, authFailuresPerMinute: 5,
+            templatesDir: "/usr/share/linkd/templates", appTemplates: ["handz": "/etc/linkd/handz"], previewWaitMilliseconds: 150,
+            maxOriginFetches: 8, database: "postgres://linkd@db.internal:5432/linkd", syncIntervalSeconds: 1.5, eventLoopThreads: 2,
+            fastPath: false)
+        #expect(read == expected)
+        // Every key of the configuration is one the file can set.
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 21)
+        try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
+        try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try ServerConfiguration.load(file: file, environment: [:]) == ServerConfiguration())
+    }
+
+    @Test("a wrong type, an unknown or repeated key names the file, the line and the key")
+    func fileMessages() throws {
+        let dir = tempDataDir()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let file = dir + "/bad.yaml"
+        let cases: [(String, String)] = [
+            ("host: 127.0.0.1\nport: eighty\n", "\(file):2: 'port' must be an integer"),
+            ("fastPath: yes\n", "\(file):1: 'fastPath' must be true or false"),
+            ("clickFlushSeconds: .inf\n", "\(file):1: 'clickFlushSeconds' must be a number"),
+            ("manifests: a.yaml\n", "\(file):1: 'manifests' must be a list of strings"),
+            ("appTemplates: [a]\n", "\(file):1: 'appTemplates' must be a mapping of strings"),
+            ("host: [a]\n", "\(file):1: 'host' must be a string"),
+            ("port: 1\nport: 2\n", "\(file): Parser: expected all keys to be unique"),
+            ("\nprot: 1\n", "\(file):2: unknown key 'prot'"),
+            ("- port\n", "\(file): the top level must be a mapping of keys"),
+            ("port: [1\n", "\(file): "),
+        ]
+        for (text, message) in cases {
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            do {
+                _ = try ServerConfiguration.load(file: file, environment: [:])
+                Issue.record("accepted: \(text)")
+            } catch let error as ConfigurationError {
+                #expect(error.message.hasPrefix(message), "\(error.message)")
+            }
+        }
+    }
+}
+
 @Suite("RateLimiter")
 struct RateLimiterTests {
     @Test("a burst passes, the next request is refused, tokens refill with time, clients are separate")

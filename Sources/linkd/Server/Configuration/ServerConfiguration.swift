@@ -210,7 +210,6 @@ extension ServerConfiguration {
             throw ConfigurationError(message: "\(path): the top level must be a mapping of keys")
         }
         var configuration = ServerConfiguration()
-        var seen: Set<String> = []
         for (keyNode, valueNode) in mapping {
             let name = keyNode.scalar?.string ?? ""
             let line = "\(path):\(keyNode.mark?.line ?? 1)"
@@ -218,7 +217,6 @@ extension ServerConfiguration {
                 let known = Key.allCases.map(\.rawValue).sorted().joined(separator: ", ")
                 throw ConfigurationError(message: "\(line): unknown key '\(name)' (known: \(known))")
             }
-            guard seen.insert(name).inserted else { throw ConfigurationError(message: "\(line): '\(name)' is given twice") }
             do { try configuration.set(key, from: ConfigurationValue(valueNode)) } catch let error as ConfigurationValue.TypeMismatch {
                 throw ConfigurationError(message: "\(line): '\(name)' must be \(error.expected)")
             }
