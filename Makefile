@@ -11,8 +11,9 @@ deps:
 test-deps:
 	@scripts/ensure-deps.sh test
 
+## The release build (Swift runtime linked statically, packed relocations: scripts/build-release.sh).
 build: deps
-	swift build -c release --product linkd
+	scripts/build-release.sh
 
 ## Run linkd on its embedded default: SQLite, master key and signing keys in $(DATA_DIR), the demo manifests.
 run: build

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 scripts/ensure-deps.sh test
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-swift build -c release --product linkd 2>&1 | grep -E "error:|Compiling linkd|complete" | tail -5
+scripts/build-release.sh 2>&1 | grep -E "error:|Compiling linkd|complete" | tail -5
 bin=.build/release/linkd
 port=25460
 work=$(mktemp -d)

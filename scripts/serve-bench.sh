@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 loadcompare=${LOADCOMPARE:-../shared/tools/loadcompare}
 scripts/ensure-deps.sh build
-swift build -c release --product linkd 2>&1 | grep -E "error:|complete" | tail -20
+scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
 bin=.build/release/linkd
 work=$(mktemp -d)
 pid=""
