@@ -95,6 +95,29 @@ struct LinkStoreTests {
         #expect(!store.isRevoked(linkID: hexID(4), generation: 1))
     }
 
+    @Test("marking a link deleted changes an active link once, for good, and never a revoked one", arguments: Backend.allCases)
+    func markDeleted(backend: Backend) async throws {
+        let (store, location) = try await makeStore(backend)
+        for n in 1...3 { try await store.createLink(record(n)) }
+        #expect(try await store.link(id: hexID(1))?.status == .active)  // cached as active
+        let deleted = try await store.markLinkDeleted(id: hexID(1))
+        #expect(deleted?.status == .deleted)
+        #expect(deleted.map { var active = $0; active.status = .active; return active } == record(1), "only the status changes")
+        #expect(store.cachedLink(id: hexID(1))?.status == .deleted, "the cached record is the stored one")
+        #expect(try await store.markLinkDeleted(id: hexID(1)) == nil, "a second report changes nothing")
+        #expect(try await store.markLinkDeleted(id: hexID(9)) == nil, "no such link")
+        // A revoked link stays revoked; a deleted one is not revoked by an owner-wide revocation (it is not active).
+        try await store.revokeLink(id: hexID(2))
+        #expect(try await store.markLinkDeleted(id: hexID(2)) == nil)
+        #expect(try await store.link(id: hexID(2))?.status == .revoked)
+        #expect(try await store.revokeLinks(app: "handz", owner: "u1") == 1)
+        #expect(try await store.link(id: hexID(1))?.status == .deleted)
+        #expect(!store.isRevoked(linkID: hexID(1), generation: 1))
+        let reopened = try await location.open()
+        #expect(try await reopened.link(id: hexID(1))?.status == .deleted, "durable")
+        #expect(try await reopened.link(id: hexID(3))?.status == .revoked)
+    }
+
     @Test("clicks are batched and accumulate", arguments: Backend.allCases)
     func clicks(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)

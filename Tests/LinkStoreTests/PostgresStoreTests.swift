@@ -81,6 +81,27 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    @Test("a link marked deleted on one instance is deleted on another that had it cached as active, and only once")
+    func deletionReachesOtherInstances() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let a = try await PostgresLinkStore.open(url: url, syncInterval: .seconds(30))
+        let b = try await PostgresLinkStore.open(url: url, syncInterval: .seconds(30))
+        let reloads = Mutex(0)
+        let following = Task { try await b.synchronize { reloads.withLock { $0 += 1 } } }
+        defer { following.cancel() }
+        // b listens once its first full reload (which reports keys) is done.
+        #expect(await eventually(within: 5) { reloads.withLock { $0 } >= 1 })
+        try await a.createLink(link(1))
+        #expect(try await b.link(id: link(1).id)?.status == .active)  // now cached on b
+        #expect(try await a.markLinkDeleted(id: link(1).id)?.status == .deleted)
+        // The poll is 30 s away: the notification drops b's cached record.
+        #expect(await eventually(within: 2) { b.cachedLink(id: link(1).id) == nil })
+        #expect(try await b.link(id: link(1).id)?.status == .deleted)
+        #expect(try await b.markLinkDeleted(id: link(1).id) == nil, "the two instances change it once between them")
+        await a.close()
+        await b.close()
+    }
+
     @Test("the poll finds what no notification announced")
     func pollSafetyNet() async throws {
         let url = try TestPostgres.shared().freshDatabase()

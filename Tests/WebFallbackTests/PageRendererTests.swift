@@ -70,6 +70,23 @@ import Testing
         #expect(withoutApp.body == renderer.unavailable(UnavailablePage(app: nil, reason: .gone)).body)
     }
 
+    /// The manifest's `share.message` is the headline, escaped, on the 410 and the 404 page alike; without one (nil
+    /// or empty) the fixed text stands.
+    @Test func unavailableShowsTheManifestsMessageEscaped() throws {
+        let renderer = try Fixtures.renderer()
+        let message = "Dieser Link ist <b>nicht</b> mehr verfügbar & weg."
+        let gone = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .gone, message: message))
+        let unknown = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .unknown, message: message))
+        #expect(gone.body.contains("<h1 id=\"message\">Dieser Link ist &lt;b&gt;nicht&lt;/b&gt; mehr verfügbar &amp; weg.</h1>"))
+        #expect(!gone.body.contains("<b>nicht</b>"))
+        #expect(!gone.body.contains("This link is no longer available."))
+        #expect(gone.body == unknown.body, "the 404 page is still the 410 page's body")
+        for fallback in [nil, ""] as [String?] {
+            let page = renderer.unavailable(UnavailablePage(app: Fixtures.handz, reason: .gone, message: fallback))
+            #expect(page.body.contains("<h1 id=\"message\">This link is no longer available.</h1>"), "\(String(describing: fallback))")
+        }
+    }
+
     @Test func badgesShowTheManifestsTextsEscaped() throws {
         var app = Fixtures.handz
         app.badges = ["privateUpload": "Private upload - not shared via link.", "odd": "<i>odd</i>"]

@@ -91,9 +91,10 @@ struct ServerMetricsTests {
             #expect(moved(#"linkd_token_verdicts_total{verdict="revoked"}"#, after) == 2)
             #expect(moved(#"linkd_token_verdicts_total{verdict="unknown"}"#, after) == 1)
             #expect(moved(#"linkd_token_verdicts_total{verdict="expired"}"#, after) == 0)
-            // Resolutions (not calendar items): the live link 4 times and handz://library; revoked and forged.
-            #expect(moved(#"linkd_resolutions_total{outcome="route"}"#, after) == 5)
-            #expect(moved(#"linkd_resolutions_total{outcome="linkUnavailable"}"#, after) == 2)
+            // Resolutions, calendar items included: the live link 4 times, handz://library and the calendar's live item;
+            // the revoked link and the calendar's revoked item; forged (unknown) resolves to notFound.
+            #expect(moved(#"linkd_resolutions_total{outcome="route"}"#, after) == 6)
+            #expect(moved(#"linkd_resolutions_total{outcome="linkUnavailable"}"#, after) == 3)
             let labels = #"method="GET",route="/v1/resolve",status="200""#
             #expect(moved("linkd_http_request_duration_seconds_count{\(labels)}", after) == 6)
             #expect(moved("linkd_http_request_duration_seconds_sum{\(labels)}", after) > 0)

@@ -22,6 +22,10 @@ public protocol LinkStorage: AnyObject, Sendable {
     func revokeLink(id: String, at date: Date) async throws -> LinkRecord?
     /// Revokes every active link of an owner in an app; how many were revoked.
     func revokeLinks(app: String, owner: String, at date: Date) async throws -> Int
+    /// Marks an active link `deleted` for good (its origin says the item is gone) and keeps the cached record
+    /// current; the updated record, or nil when nothing changed: no such link, or it is not active (already
+    /// deleted, or revoked). Only one call per link ever returns a record, on any number of instances.
+    func markLinkDeleted(id: String) async throws -> LinkRecord?
     /// How many links are stored.
     func linkCount() async throws -> Int
     /// Succeeds when the database answers (readiness).

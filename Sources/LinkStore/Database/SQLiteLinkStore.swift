@@ -120,6 +120,20 @@ public final class SQLiteLinkStore: LinkStorage {
         return revoked.count
     }
 
+    /// Marks an active link deleted. Returns the updated record, or nil when there is no such link or it is not
+    /// active; either way the cache then holds the record as stored.
+    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+        let (updated, stored) = try await write { db -> (LinkRecord?, LinkRecord?) in
+            guard var record = try LinkRecord.fetchOne(db, key: id) else { return (nil, nil) }
+            guard record.status == .active else { return (nil, record) }
+            record.status = .deleted
+            try record.update(db)
+            return (record, record)
+        }
+        if let stored { cache.put(stored) } else { cache.remove(id) }
+        return updated
+    }
+
     private static func insertRevocation(_ db: Database, id: String, generation: Int, at date: Date) throws {
         try db.execute(
             sql: "INSERT OR IGNORE INTO revocations (linkId, generation, revokedAt) VALUES (?, ?, ?)",

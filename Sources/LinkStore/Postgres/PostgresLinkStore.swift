@@ -6,10 +6,10 @@ import Synchronization
 /// The shared store on PostgreSQL, for many linkd instances behind one load balancer.
 ///
 /// It keeps what the SQLite store keeps, in the same shape, and answers the hot path from memory the same way
-/// (revocation set, bounded record cache). What one instance changes that others hold in memory — revocations and
-/// signing keys — is written with a row in `changes` under a commit-ordered version and announced with
-/// `NOTIFY linkd_changes`. `synchronize` listens for the announcements and, as the safety net, polls the feed
-/// every `syncInterval` and reloads everything every `fullResyncInterval` and after a lost connection.
+/// (revocation set, bounded record cache). What one instance changes that others hold in memory — revocations,
+/// signing keys, links marked deleted — is written with a row in `changes` under a commit-ordered version and
+/// announced with `NOTIFY linkd_changes`. `synchronize` listens for the announcements and, as the safety net, polls
+/// the feed every `syncInterval` and reloads everything every `fullResyncInterval` and after a lost connection.
 ///
 /// Every database call gives up after `operationTimeout` with a `storage` error (the API answers 503), so a lost
 /// database never hangs a request; the client reconnects by itself.
@@ -187,6 +187,29 @@ public final class PostgresLinkStore: LinkStorage {
             revocations.insert(linkGenerations: revoked)
         }
         return revoked.count
+    }
+
+    /// Marks an active link deleted and announces it (other instances drop their cached record). Returns the
+    /// updated record, or nil when there is no such link or it is not active (then the cached record is dropped, so
+    /// the next read takes the stored one).
+    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+        let updated = try await run("mark a link deleted") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> LinkRecord? in
+                let rows = try await connection.query(
+                    "UPDATE links SET status = 'deleted' WHERE id = \(id) AND status = 'active' RETURNING \(unescaped: Self.linkColumns)",
+                    logger: logger)
+                guard let record = try await Self.decodeLinks(rows).first else { return nil }
+                let version = try await Self.nextVersion(connection, logger: logger)
+                try await connection.query("""
+                    INSERT INTO changes (version, kind, app, subject, generation)
+                    VALUES (\(version), 'deletion', \(record.app), \(record.id), \(Int64(record.generation)))
+                    """, logger: logger)
+                try await Self.announce(version, connection, logger: logger)
+                return record
+            }
+        }
+        if let updated { cache.put(updated) } else { cache.remove(id) }
+        return updated
     }
 
     /// How many links are stored.
@@ -424,6 +447,7 @@ public final class PostgresLinkStore: LinkStorage {
                     case "revocation":
                         if let key = RevocationKey(hex: subject, generation: UInt32(truncatingIfNeeded: generation)) { revoked.append(key) }
                         self.cache.remove(subject)
+                    case "deletion": self.cache.remove(subject)
                     case "keys": keys = true
                     default: break
                     }

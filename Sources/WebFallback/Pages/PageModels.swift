@@ -121,12 +121,24 @@ public struct UnavailablePage: Sendable, Equatable {
     public var reason: Reason
     /// The call to action from the manifest (a button label and link, e.g. "Open Handz" → `handz://welcome`).
     public var callToAction: CallToAction?
+    /// The headline from the manifest (`share.message`), shown escaped; nil or empty shows `defaultMessage`.
+    public var message: String?
+
+    /// The headline when the manifest gives none.
+    public static let defaultMessage = "This link is no longer available."
 
     /// - Parameters: see the properties.
-    public init(app: AppPageInfo?, reason: Reason, callToAction: CallToAction? = nil) {
+    public init(app: AppPageInfo?, reason: Reason, callToAction: CallToAction? = nil, message: String? = nil) {
         self.app = app
         self.reason = reason
         self.callToAction = callToAction
+        self.message = message
+    }
+
+    /// The headline shown: `message` unless it is nil or empty, else `defaultMessage`.
+    public var headline: String {
+        guard let message, !message.isEmpty else { return Self.defaultMessage }
+        return message
     }
 
     /// 410 for `gone`, 404 for `unknown`.

@@ -98,11 +98,12 @@ public struct PageRenderer: Sendable {
         return RenderedPage(status: 200, headers: Self.htmlHeaders, body: body)
     }
 
-    /// The unavailable page: 410 when gone, 404 when unknown, the same body either way.
+    /// The unavailable page: 410 when gone, 404 when unknown, the same body either way; its headline is the
+    /// page's `headline` (the manifest's `share.message`, else the fixed text), HTML-escaped by the template.
     public func unavailable(_ page: UnavailablePage) -> RenderedPage {
         var context: [String: Any] = [
             "lang": page.app?.language ?? "en",
-            "message": "This link is no longer available.",
+            "message": page.headline,
             "title": "Link unavailable",
         ]
         if let app = page.app {

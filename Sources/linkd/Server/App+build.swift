@@ -77,7 +77,8 @@ func buildServer(
     } catch let error as WellKnownError {
         throw ConfigurationError(message: error.message)
     }
-    let shareRoutes = ShareRoutes(links: links, pages: pages, limiter: limiter)
+    let deletions = LinkDeletions(store: store, logger: logger)
+    let shareRoutes = ShareRoutes(links: links, pages: pages, limiter: limiter, deletions: deletions)
     shareRoutes.register(on: router)
     WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
 
@@ -96,8 +97,9 @@ func buildServer(
             FastPathChannel(base: HTTP1Channel(responder: responder), routes: fastRoutes, serverName: serverName)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
-        // The sync service closes the store; listed first, it is shut down after the flusher's last flush.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher],
+        // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
+        // deletions still queued (shut down in reverse order).
+        services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher, deletions],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: configuration.eventLoopThreads > 0
             ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,

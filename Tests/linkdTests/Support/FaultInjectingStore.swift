@@ -47,6 +47,7 @@ final class FaultInjectingStore: LinkStorage {
         try check()
         return try await base.revokeLinks(app: app, owner: owner, at: date)
     }
+    func markLinkDeleted(id: String) async throws -> LinkRecord? { try check(); return try await base.markLinkDeleted(id: id) }
     func linkCount() async throws -> Int { try check(); return try await base.linkCount() }
     func ping() async throws { try check(); try await base.ping() }
     func addClicks(_ clicks: [String: LinkClicks]) async throws { try check(); try await base.addClicks(clicks) }

@@ -138,7 +138,8 @@ struct LinkService: Sendable {
         return missing.isEmpty ? finish(resolution) : nil
     }
 
-    /// Resolves every item of an `.ics` file, share tokens included.
+    /// Resolves every item of an `.ics` file, share tokens included. Each item's resolution is counted as a
+    /// resolve endpoint's is (outcome, and its share token's verdict); an item no rule maps counts nothing.
     func resolveCalendar(_ bytes: [UInt8], state: String?, app: String?, now: Date = Date()) async throws -> CalendarReport {
         let resolver = CalendarResolver(router: router)
         var missing: [String] = []
@@ -152,7 +153,11 @@ struct LinkService: Sendable {
             for id in missing { _ = try? await store.link(id: id) }
             report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
         }
-        for item in report.items { metrics.recordTokenVerdict(of: item.resolution) }
+        for item in report.items {
+            guard let resolution = item.resolution else { continue }
+            metrics.recordResolution(resolution)
+            metrics.recordTokenVerdict(of: resolution)
+        }
         return report
     }
 

@@ -10,11 +10,14 @@ import WebFallback
 /// (410); anything else (malformed, forged, unknown key, unknown link) → the same page as 404: on a host an app
 /// claims, that app's unavailable page (its 410 body), chosen by the `Host` alone, never by the token. Every answer is
 /// `Cache-Control: no-store` so that a revocation bites at once. Clicks of valid links are counted in memory and
-/// written in batches; link-preview crawlers count none.
+/// written in batches; link-preview crawlers count none. An origin's 404/410 is final: the link is reported to
+/// `deletions`, which marks it deleted in the store off the request path.
 struct ShareRoutes: Sendable {
     let links: LinkService
     let pages: SharePages
     let limiter: RateLimiter?
+    /// Where links whose origin answered 404/410 are reported, to be marked deleted.
+    let deletions: LinkDeletions
 
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         let group = router.group("s").add(middleware: RateLimitMiddleware(limiter: limiter))
@@ -53,7 +56,8 @@ struct ShareRoutes: Sendable {
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
-    /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`).
+    /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`). A link whose
+    /// origin says its item is gone gets the 410 page, counts as `deleted`, and is reported to `deletions`.
     private func page(
         app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool
     ) -> ReadyResponse? {
@@ -69,7 +73,12 @@ struct ShareRoutes: Sendable {
                 app: app, token: token, target: target, title: links.store.cachedLink(id: target.linkID)?.title, client: client,
                 afterFetch: afterFetch)
             else { return nil }
-            if !landing.deleted && !client.isCrawler { links.clicks.record(linkID: target.linkID) }
+            if landing.deleted {
+                deletions.report(linkID: target.linkID)
+                links.metrics.recordTokenVerdict(.unavailable(linkID: target.linkID, reason: .deleted))
+                return landing.page
+            }
+            if !client.isCrawler { links.clicks.record(linkID: target.linkID) }
             page = landing.page
         case .unavailable:
             page = pages.gonePage(app: app)

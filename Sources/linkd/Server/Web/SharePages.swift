@@ -104,10 +104,12 @@ struct SharePages: Sendable {
     private let unknownPages: [String: ReadyResponse]
     private let unknownWithoutApp: ReadyResponse
 
-    /// The unavailable page: 410 when `gone`, else 404. `app` is nil when the token named none.
+    /// The unavailable page: 410 when `gone`, else 404, with the manifest's `share.message` as its headline. `app` is
+    /// nil when the token named none.
     private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
         renderer.unavailable(UnavailablePage(
-            app: manifest.map(pageInfo), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(callToAction)))
+            app: manifest.map(pageInfo), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(callToAction),
+            message: manifest?.share?.unavailableMessage))
     }
 
     /// The QR code (SVG) of a link's share URL.
