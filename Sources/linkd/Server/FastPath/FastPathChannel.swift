@@ -1,9 +1,9 @@
 import HummingbirdCore
 import Logging
 import NIOCore
-import NIOHTTPTypesHTTP1
+import NIOHTTP1
 
-/// Hummingbird's HTTP/1 child channel with `FastPathHandler` added in front of Hummingbird's HTTP-types codec.
+/// Hummingbird's HTTP/1 child channel with `FastPathHandler` added in front of NIO's HTTP/1 request decoder.
 struct FastPathChannel: ServerChildChannel, HTTPChannelHandler {
     /// The channel Hummingbird would use.
     let base: HTTP1Channel
@@ -18,8 +18,8 @@ struct FastPathChannel: ServerChildChannel, HTTPChannelHandler {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             if let routes {
                 let operations = channel.pipeline.syncOperations
-                let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
-                try operations.addHandler(FastPathHandler(routes: routes, serverName: serverName), position: .before(codec))
+                let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                try operations.addHandler(FastPathHandler(routes: routes, serverName: serverName), position: .before(decoder))
             }
             return value
         }

@@ -10,28 +10,29 @@ import NIOHTTP1
 /// bytes sent (`ReadyResponse`, with the `Date` and `Server` Hummingbird adds), per-client rate limits (a request is
 /// charged once, by whichever path answers it) and the request metrics.
 ///
-/// Order: it answers only while no request it handed on is unanswered, so responses leave in request order,
-/// pipelining included. It sits between NIO's HTTP/1 decoder and Hummingbird's HTTP-types codec and writes its
-/// encoded responses through the response encoder's context (bytes, not response parts): nothing else writes on
-/// the connection meanwhile. Requests that ask to close the connection or expect `100-continue` are handed on.
+/// Where: ahead of NIO's HTTP/1 decoder, on the connection's bytes. `RequestScanner` delimits each request (head and
+/// `Content-Length` body); a request the fast path answers never reaches the decoder, and every other request reaches
+/// it as the exact bytes that came in, whole requests only, so the decoder is always between requests when the next
+/// one is read here. A request the scanner does not read (chunked, `Expect`, `Upgrade`, `Connection: close`, not
+/// HTTP/1.1, malformed, over 16 KB of head) sends the connection's bytes to the decoder for good.
+///
+/// Order: it answers only while no request it handed on is unanswered (it sees Hummingbird's response parts go out),
+/// so responses leave in request order, pipelining included. It writes its encoded responses through the response
+/// encoder's context (bytes, not response parts): nothing else writes on the connection meanwhile.
 final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private enum State {
-        /// Between requests.
-        case idle
-        /// The current request goes to Hummingbird.
-        case handingOn
-        /// The current request may be answered here; its body is being collected.
-        case collecting(FastRoutes.Request)
-    }
-
     private let routes: FastRoutes
     private let serverName: String
-    private var state = State.idle
+    /// Bytes of a request not complete yet (its head, or a fast-path candidate's body still arriving).
+    private var pending: ByteBuffer?
+    /// Body bytes of a request handed on that are still to come, and go straight on.
+    private var bodyToHandOn = 0
+    /// The connection's bytes all go to NIO's decoder (a request the scanner does not read came).
+    private var handingOnAll = false
     /// Requests handed to Hummingbird whose response has not ended.
     private var unanswered = 0
     /// The context of NIO's response encoder: encoded bytes are written from there, past the encoder.
@@ -39,7 +40,10 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var clientAddress: String?
     private var date = HTTPDateText()
     private var wrote = false
-    /// A graceful-shutdown event that came while a request was being collected: passed on once it is answered, so
+    /// Whether anything was handed on since the last read-complete event: only then is the event passed on too (the
+    /// decoder and Hummingbird's handlers have nothing to do for reads the fast path answered).
+    private var handedOn = false
+    /// A graceful-shutdown event that came while a candidate's body was arriving: passed on once it is answered, so
     /// Hummingbird's connection handler does not close the connection under it.
     private var heldQuiesce: Any?
 
@@ -58,66 +62,92 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            if unanswered == 0, wire != nil, head.isKeepAlive, !head.headers.contains(name: "expect"),
-               let request = FastRoutes.candidate(head, at: .now) {
-                state = .collecting(request)
-            } else {
-                handOn(context, head: head, body: nil)
+        defer { releaseHeldQuiesce(context) }
+        var bytes = unwrapInboundIn(data)
+        if handingOnAll || wire == nil {
+            handOn(context, bytes)
+            return
+        }
+        if var earlier = pending {
+            pending = nil
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+        }
+        while bytes.readableBytes > 0 {
+            if bodyToHandOn > 0 {
+                let count = min(bodyToHandOn, bytes.readableBytes)
+                bodyToHandOn -= count
+                handOn(context, bytes.readSlice(length: count)!)
+                continue
             }
-        case .body(let chunk):
-            guard case .collecting(var request) = state else {
-                context.fireChannelRead(data)
+            switch RequestScanner.scan(bytes) {
+            case .incomplete:
+                pending = bytes
                 return
-            }
-            if request.head.method != .POST || (request.body?.readableBytes ?? 0) + chunk.readableBytes > FastRoutes.maxBodyBytes {
-                handOn(context, head: request.head, body: request.body)
-                context.fireChannelRead(data)
+            case .unsupported:
+                handingOnAll = true
+                handOn(context, bytes)
                 return
-            }
-            if request.body == nil {
-                request.body = chunk  // the usual single chunk: kept as read, no copy
-            } else {
-                request.body!.writeImmutableBuffer(chunk)
-            }
-            state = .collecting(request)
-        case .end:
-            guard case .collecting(let request) = state else {
-                state = .idle
-                context.fireChannelRead(data)
-                return
-            }
-            state = .idle
-            if let response = routes.answer(request, client: address(context)), let wire {
-                // Three buffers, one writev: the shared head, this response's length and date, the shared body.
-                let trailer = response.wireTrailer(date: date.current(), server: serverName, allocator: context.channel.allocator)
-                wire.write(NIOAny(IOData.byteBuffer(response.wirePrefix)), promise: nil)
-                wire.write(NIOAny(IOData.byteBuffer(trailer)), promise: nil)
-                wire.write(NIOAny(IOData.byteBuffer(response.body)), promise: nil)
-                wrote = true
-            } else {
-                handOn(context, head: request.head, body: request.body)
-                context.fireChannelRead(data)
-            }
-            if let event = heldQuiesce {
-                heldQuiesce = nil
-                flushIfWritten()
-                context.fireUserInboundEventTriggered(event)
+            case .head(let head):
+                if unanswered == 0, Self.mayAnswer(head) {
+                    guard bytes.readableBytes >= head.length else {
+                        pending = bytes  // the body is still arriving
+                        return
+                    }
+                    let request = bytes.readSlice(length: head.length)!
+                    if let candidate = FastRoutes.candidate(head, bytes: request, at: .now),
+                       let response = routes.answer(candidate, client: address(context)), let wire {
+                        // Three buffers, one writev: the shared head, this response's length and date, the shared body.
+                        let trailer = response.wireTrailer(date: date.current(), server: serverName, allocator: context.channel.allocator)
+                        wire.write(NIOAny(IOData.byteBuffer(response.wirePrefix)), promise: nil)
+                        wire.write(NIOAny(IOData.byteBuffer(trailer)), promise: nil)
+                        wire.write(NIOAny(IOData.byteBuffer(response.body)), promise: nil)
+                        wrote = true
+                    } else {
+                        unanswered += 1
+                        handOn(context, request)
+                    }
+                } else {
+                    // Handed on whole: its head and what has come of its body now, the rest as it comes.
+                    unanswered += 1
+                    let count = min(head.length, bytes.readableBytes)
+                    bodyToHandOn = head.length - count
+                    handOn(context, bytes.readSlice(length: count)!)
+                }
             }
         }
     }
 
+    /// Whether the fast path may answer a request with this head: a GET without a body, or a POST with a body
+    /// within the resolve cap (a larger one gets Hummingbird's 413).
+    private static func mayAnswer(_ head: ScannedHead) -> Bool {
+        switch head.method {
+        case .get: head.contentLength == 0
+        case .post: head.contentLength <= FastRoutes.maxBodyBytes
+        case .other: false
+        }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, case .collecting = state {
-            heldQuiesce = event
+        if event is ChannelShouldQuiesceEvent, let pending, case .head = RequestScanner.scan(pending) {
+            heldQuiesce = event  // a request's head has come, its body has not: answer it first
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
 
+    private func releaseHeldQuiesce(_ context: ChannelHandlerContext) {
+        guard let event = heldQuiesce else { return }
+        if let pending, case .head = RequestScanner.scan(pending) { return }
+        heldQuiesce = nil
+        flushIfWritten()
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfWritten()
+        guard handedOn else { return }
+        handedOn = false
         context.fireChannelReadComplete()
     }
 
@@ -132,12 +162,10 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// Passes a request's head (and the body collected so far) on to Hummingbird; the rest follows as it comes.
-    private func handOn(_ context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer?) {
-        state = .handingOn
-        unanswered += 1
-        context.fireChannelRead(wrapInboundOut(.head(head)))
-        if let body { context.fireChannelRead(wrapInboundOut(.body(body))) }
+    /// Passes bytes on to NIO's decoder (and so to Hummingbird).
+    private func handOn(_ context: ChannelHandlerContext, _ bytes: ByteBuffer) {
+        handedOn = true
+        context.fireChannelRead(wrapInboundOut(bytes))
     }
 
     /// The peer's IP address (the rate-limit key, as `LinkdRequestContext.clientAddress` makes it), once per connection.

@@ -2,7 +2,6 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
-import NIOHTTP1
 
 /// The requests answered on the event loop, and how: the functions the Hummingbird routes call, in their
 /// memory-only form. Anything they cannot answer from memory (a link record to read, a preview to fetch, a bad
@@ -27,12 +26,24 @@ struct FastRoutes: Sendable {
         var isRateLimited: Bool { self != .healthz }
     }
 
-    /// A request being considered: its head, route and (for a POST) its body.
+    /// A request being considered: its bytes (head, then body), where its parts are, and its route.
     struct Request {
-        let head: HTTPRequestHead
+        let head: ScannedHead
+        /// The whole request: head, then body.
+        let bytes: ByteBuffer
         let route: Route
         let started: ContinuousClock.Instant
-        var body: ByteBuffer?
+
+        /// The text of a part of the head.
+        func text(_ range: Range<Int>?) -> String? {
+            range.flatMap { bytes.getString(at: bytes.readerIndex + $0.lowerBound, length: $0.count) }
+        }
+
+        /// The body.
+        var body: ByteBuffer { bytes.getSlice(at: bytes.readerIndex + head.headLength, length: head.contentLength) ?? ByteBuffer() }
+
+        /// The method's name.
+        var methodName: String { head.method == .post ? "POST" : "GET" }
     }
 
     let resolve: ResolveRoutes
@@ -45,23 +56,49 @@ struct FastRoutes: Sendable {
     /// The largest body collected (`POST /v1/resolve`'s cap): past it the request goes to Hummingbird (413).
     static let maxBodyBytes = ResolveRoutes.maxResolveBodyBytes
 
-    /// The request if it is one the fast path may answer; nil for every other request. The path (the target up to
-    /// `?`, as Hummingbird's `URI` reads it) is split as Hummingbird's router splits it, empty segments ignored, so
-    /// both agree on what a path names. Byte-level: this runs for every request.
-    static func candidate(_ head: HTTPRequestHead, at started: ContinuousClock.Instant) -> Request? {
-        guard head.method == .GET || head.method == .POST else { return nil }
-        let target = head.uri.utf8
-        guard target.first == UInt8(ascii: "/") else { return nil }  // origin form only
-        let path = target[..<(target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)]
-        let parts = path.split(separator: UInt8(ascii: "/"), maxSplits: 3)
-        let route: Route
-        switch parts.count {
-        case 1 where head.method == .GET && parts[0].elementsEqual("healthz".utf8): route = .healthz
-        case 2 where parts[0].elementsEqual("v1".utf8) && parts[1].elementsEqual("resolve".utf8): route = .resolve
-        case 2 where head.method == .GET && parts[0].elementsEqual("s".utf8): route = .share(token: String(Substring(parts[1])))
+    /// The request whose head is `head` and bytes `bytes` (head and body) if the fast path may answer it; nil for
+    /// every other request.
+    static func candidate(_ head: ScannedHead, bytes: ByteBuffer, at started: ContinuousClock.Instant) -> Request? {
+        guard head.method != .other,
+              let route = bytes.withUnsafeReadableBytes({ route(head.method, target: UnsafeRawBufferPointer(rebasing: $0[head.target])) })
+        else { return nil }
+        return Request(head: head, bytes: bytes, route: route, started: started)
+    }
+
+    /// The route of a GET or POST of `target` if the fast path knows it. The path (the target up to `?`, as
+    /// Hummingbird's `URI` reads it) is split as Hummingbird's router splits it, empty segments ignored, so both agree
+    /// on what a path names. Byte-level: this runs for every request.
+    static func route(_ method: ScannedHead.Method, target: UnsafeRawBufferPointer) -> Route? {
+        guard method == .get || method == .post, target.first == UInt8(ascii: "/") else { return nil }  // origin form only
+        let end = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
+        // The first two non-empty segments; a third means no route of ours.
+        var first: Range<Int>?, second: Range<Int>?
+        var i = 0
+        while i < end {
+            guard target[i] != UInt8(ascii: "/") else {
+                i += 1
+                continue
+            }
+            let start = i
+            while i < end, target[i] != UInt8(ascii: "/") { i += 1 }
+            if first == nil { first = start..<i } else if second == nil { second = start..<i } else { return nil }
+        }
+        func bytes(_ range: Range<Int>?, are literal: StaticString) -> Bool {
+            guard let range, range.count == literal.utf8CodeUnitCount else { return false }
+            return (0..<range.count).allSatisfy { target[range.lowerBound + $0] == literal.utf8Start[$0] }
+        }
+        switch (first, second) {
+        case (.some, nil) where method == .get && bytes(first, are: "healthz"): return .healthz
+        case (.some, .some(let token)) where method == .get && bytes(first, are: "s"):
+            return .share(token: String(decoding: UnsafeRawBufferPointer(rebasing: target[token]), as: UTF8.self))
+        case (.some, .some) where bytes(first, are: "v1") && bytes(second, are: "resolve"): return .resolve
         default: return nil
         }
-        return Request(head: head, route: route, started: started)
+    }
+
+    /// `route(_:target:)` of a target given as text.
+    static func route(_ method: ScannedHead.Method, target: String) -> Route? {
+        Array(target.utf8).withUnsafeBytes { route(method, target: $0) }
     }
 
     /// The answer from memory, with the request counted (rate limit, metrics); nil, with nothing counted, to hand
@@ -76,34 +113,33 @@ struct FastRoutes: Sendable {
         metrics.recordFastPathAnswer()
         let duration = ContinuousClock.now - request.started
         metrics.recordRequest(
-            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code, duration: duration)
+            method: request.methodName, route: request.route.pattern, status: response.status.code, duration: duration)
         requestLog?.logRequest(
-            method: request.head.method.rawValue, route: request.route.pattern, status: response.status.code, duration: duration)
+            method: request.methodName, route: request.route.pattern, status: response.status.code, duration: duration)
         return response
     }
 
     private func make(_ request: Request) -> ReadyResponse? {
-        let headers = request.head.headers
         switch request.route {
         case .healthz:
             return HealthRoutes.healthy
         case .resolve:
             let query: ResolveRoutes.Query?
-            if request.head.method == .POST {
+            if request.head.method == .post {
                 // Exactly one Content-Type (Hummingbird would read several joined, and refuse them).
-                var types = headers.lazy.filter { $0.name.utf8.count == 12 && $0.name.lowercased() == "content-type" }.makeIterator()
-                guard let type = types.next()?.value, types.next() == nil, JSONBody.hasMediaType(type, "application/json"),
-                      let body = request.body
+                guard request.head.contentTypeCount == 1, let type = request.text(request.head.contentType),
+                      JSONBody.hasMediaType(type, "application/json")
                 else { return nil }
-                query = ResolveRoutes.Query(flatBody: body)
+                query = ResolveRoutes.Query(flatBody: request.body)
             } else {
-                query = try? ResolveRoutes.Query(uri: URI(request.head.uri))
+                query = request.text(request.head.target).flatMap { try? ResolveRoutes.Query(uri: URI($0)) }
             }
             return query.flatMap(resolve.answerInMemory)
         case .share(let token):
-            let agents = headers["user-agent"]  // joined as HTTPFields joins them; the host is the first, as Hummingbird's
+            // Several User-Agent fields are joined by Hummingbird: rare enough to leave to it.
+            guard request.head.userAgentCount <= 1 else { return nil }
             return share.pageInMemory(
-                token: token, host: headers.first(name: "host"), userAgent: agents.isEmpty ? nil : agents.joined(separator: ", "))
+                token: token, host: request.text(request.head.host), userAgent: request.text(request.head.userAgent))
         }
     }
 }

@@ -50,7 +50,9 @@ struct LinkView: Encodable, Sendable {
 /// Share links: creating them, the status of a presented token, the inspector's view, revocation.
 ///
 /// Token status is decided from memory (keyring, revocation set, record cache); only a cache miss reads the store.
-struct LinkService: Sendable {
+/// A class, not a struct: the hot path passes it around, and a reference costs one count where a struct of seven
+/// references costs seven.
+final class LinkService: Sendable {
     let store: any LinkStorage
     let keyring: Keyring
     let router: Router
@@ -60,6 +62,20 @@ struct LinkService: Sendable {
     let defaultTTLSeconds: Int
     /// Longest lifetime of a link, seconds.
     let maxTTLSeconds: Int
+
+    /// - Parameters: see the properties.
+    init(
+        store: any LinkStorage, keyring: Keyring, router: Router, clicks: ClickBuffer, metrics: ServerMetrics,
+        defaultTTLSeconds: Int, maxTTLSeconds: Int
+    ) {
+        self.store = store
+        self.keyring = keyring
+        self.router = router
+        self.clicks = clicks
+        self.metrics = metrics
+        self.defaultTTLSeconds = defaultTTLSeconds
+        self.maxTTLSeconds = maxTTLSeconds
+    }
 
     /// Caps on the fields of a new link.
     enum Caps {

@@ -7,9 +7,15 @@ import LinkRouter
 
 /// `GET /v1/resolve?url=&state=&app=`, `POST /v1/resolve` `{url, state, app}`, `POST /v1/resolve/ics`
 /// (`text/calendar`, `?state=&app=`). No API key: app binaries cannot keep one secret; limited per address.
-struct ResolveRoutes: Sendable {
+final class ResolveRoutes: Sendable {
     let links: LinkService
     let limiter: RateLimiter?
+
+    /// - Parameters: see the properties.
+    init(links: LinkService, limiter: RateLimiter?) {
+        self.links = links
+        self.limiter = limiter
+    }
 
     /// Longest `state` or `app` value accepted.
     static let maxNameBytes = 64
@@ -53,14 +59,14 @@ struct ResolveRoutes: Sendable {
 
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         let group = router.group("v1/resolve").add(middleware: RateLimitMiddleware(limiter: limiter))
-        group.get { request, _ in
+        group.get { [self] request, _ in
             await answer(try Query(uri: request.uri)).response
         }
-        group.post { request, _ in
+        group.post { [self] request, _ in
             let body = try await JSONBody.collect(request, maxBytes: Self.maxResolveBodyBytes)
             return await answer(try Query(body: body)).response
         }
-        group.post("ics") { request, _ in
+        group.post("ics") { [self] request, _ in
             let limit = ICalendarLimits().maxBytes
             let buffer = try await JSONBody.collect(request, maxBytes: limit, contentType: "text/calendar")
             let query = request.uri.queryParameters

@@ -12,20 +12,28 @@ import WebFallback
 /// `Cache-Control: no-store` so that a revocation bites at once. Clicks of valid links are counted in memory and
 /// written in batches; link-preview crawlers count none. An origin's 404/410 is final: the link is reported to
 /// `deletions`, which marks it deleted in the store off the request path.
-struct ShareRoutes: Sendable {
+final class ShareRoutes: Sendable {
     let links: LinkService
     let pages: SharePages
     let limiter: RateLimiter?
     /// Where links whose origin answered 404/410 are reported, to be marked deleted.
     let deletions: LinkDeletions
 
+    /// - Parameters: see the properties.
+    init(links: LinkService, pages: SharePages, limiter: RateLimiter?, deletions: LinkDeletions) {
+        self.links = links
+        self.pages = pages
+        self.limiter = limiter
+        self.deletions = deletions
+    }
+
     func register(on router: Hummingbird.Router<LinkdRequestContext>) {
         let group = router.group("s").add(middleware: RateLimitMiddleware(limiter: limiter))
-        group.get("{token}") { request, context in
+        group.get("{token}") { [self] request, context in
             await page(token: context.parameters.get("token") ?? "", host: request.head.authority, userAgent: request.headers[.userAgent])
                 .response
         }
-        group.get("{token}/qr.svg") { request, context in
+        group.get("{token}/qr.svg") { [self] request, context in
             let token = context.parameters.get("token") ?? ""
             let (app, status) = await links.shareStatus(token: token, host: request.head.authority)
             links.metrics.recordTokenVerdict(status)

@@ -7,7 +7,7 @@ import WebFallback
 /// page, the QR code. Previews come from each app's origin (`origin` in its manifest) through `OriginClient`; a fetch
 /// never holds a page longer than `previewWait`, and at most `maxOriginFetches` run at once — past either bound the
 /// page goes out without a preview (the fetch still fills the cache for the next visitor).
-struct SharePages: Sendable {
+final class SharePages: Sendable {
     let renderer: PageRenderer
     let router: Router
     let previewWait: Duration
