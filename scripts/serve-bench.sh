@@ -5,7 +5,8 @@
 #   2. resident size of a fresh daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
 # Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: loadcompare installs them)
-#   speed: the throughput part only.  LOOPS=N: event-loop threads (default 0: one per core, the shipped default).
+#   speed: the throughput part only.  LOOPS="0 1": the event-loop thread counts measured, in turn (0: one per core, the
+#   shipped default; 1: one loop, as nginx runs here with its one worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -36,7 +37,7 @@ manifests="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,
 
 # start DATA_DIR: runs linkd serve with rate limits off; sets pid, base, admin.
 start() {
-  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "${LOOPS:-0}" "$1" >"$work/linkd.yaml"
+  printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "${loops:-0}" "$1" >"$work/linkd.yaml"
   export LINKD_MANIFESTS=$manifests
   "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
   pid=$!
@@ -50,14 +51,16 @@ rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }
 post() { curl -sf -XPOST "$base$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$3"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
-start "$work/a"
+# The throughput runs of one daemon with eventLoopThreads $loops.
+speed() {
+start "$work/a-$loops"
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
 link=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
 token=$(field token <<<"$link"); url=$(field url <<<"$link")
 enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
 curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
   || { echo "serve-bench: the share URL does not resolve to a route; fix the benchmark" >&2; exit 1; }
-echo "== rss at start: $(rss)"
+echo "==== eventLoopThreads: $loops$([ "$loops" = 0 ] && echo " (one per core, the default)")   rss at start: $(rss)"
 
 echo "== GET /v1/resolve?url=<share URL>&state=free (loadcompare, ${secs}s, 32 connections)"
 "$loadcompare" "$base/v1/resolve?url=$enc&state=free" "$secs" 32
@@ -89,10 +92,13 @@ p99() { awk '$1=="99%" {print $2}' <<<"$1"; }
 echo "target: $(rps "$post_linkd") req/s  p99 $(p99 "$post_linkd")  $(grep -E 'Non-2xx|Socket errors' <<<"$post_linkd" || true)"
 echo "nginx : $(rps "$post_nginx") req/s  p99 $(p99 "$post_nginx")"
 awk -v a="$(rps "$post_linkd")" -v b="$(rps "$post_nginx")" 'BEGIN { printf "ratio target/nginx: %.2f\n", a/b }'
+stop
+}
+for loops in ${LOOPS:-0 1}; do speed; done
 
 [ "${2:-}" = speed ] && exit 0
-# Memory on a fresh daemon: what the load runs above left in allocator arenas is not what links cost.
-stop
+# Memory on a fresh daemon (the shipped default): what the load runs above left in allocator arenas is not what links cost.
+loops=0
 start "$work/c"
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
 echo "== fresh daemon, rss at start: $(rss); creating 100,000 links through POST /v1/links (8 keep-alive connections)"
