@@ -229,15 +229,7 @@ struct FlatJSONTests {
         let base = Array(#"{"url":"https://links.handz.example/s/AQ\u00e9","state":"free","app":null}"#.utf8)
         let alphabet = Array(#"{}[]":,\/ u0aAdD8fnull"#.utf8) + [0x00, 0x0A, 0xC3, 0xA9, 0xFF]
         for _ in 0..<3000 {
-            var bytes = base
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let at = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[at] = alphabet.randomElement(using: &generator)!
-                case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
-                default: if bytes.count > 1 { bytes.remove(at: at) }
-                }
-            }
+            let bytes = randomlyEdited(base, alphabet: alphabet, using: &generator)
             if let read = Self.flat(bytes) { #expect(read == Self.foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))") }
         }
     }

@@ -8,15 +8,6 @@ import Testing
 
 @testable import linkd
 
-/// Every sample of `/metrics` by its series (name and labels, as written).
-private func metricSamples(_ api: API) async throws -> [String: Double] {
-    var samples: [String: Double] = [:]
-    for line in try await api.call(.get, "/metrics").text.split(separator: "\n") where !line.hasPrefix("#") {
-        guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-        samples[String(line[..<space])] = value
-    }
-    return samples
-}
 
 /// Polls `condition` every 20 ms until it holds or `seconds` pass; true when it held.
 private func eventually(within seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
@@ -60,7 +51,7 @@ struct LinkDeletionTests {
             // Until someone opens the link, nothing has asked the origin: active.
             #expect(try await status(missingID) == "active")
             #expect(try await resolved(missing).status == "active")
-            let before = try await metricSamples(api)
+            let before = try await ServerMetricsTests.samples(api)
             func moved(_ series: String, _ now: [String: Double]) -> Double { (now[series] ?? 0) - (before[series] ?? 0) }
 
             for (id, token) in [(missingID, missing), (goneID, gone)] {
@@ -79,7 +70,7 @@ struct LinkDeletionTests {
             #expect(try await WebPagesTests.open(api, "/s/\(live)").status == 200)
             #expect(try await status(liveID) == "active")
 
-            let after = try await metricSamples(api)
+            let after = try await ServerMetricsTests.samples(api)
             // Per deleted link: 4 share-page answers and 1 resolution; the live link's page once.
             #expect(moved(#"linkd_token_verdicts_total{verdict="deleted"}"#, after) == 10)
             #expect(moved(#"linkd_token_verdicts_total{verdict="active"}"#, after) == 1)
@@ -126,7 +117,7 @@ struct LinkDeletionTests {
             let (_, live) = try await WebPagesTests.link(api, key: key, eventId: "e1")
             let (revokedID, revoked) = try await WebPagesTests.link(api, key: key, eventId: "e2")
             #expect(try await api.call(.delete, "/v1/links/\(revokedID)", key: key).status == 200)
-            let before = try await metricSamples(api)
+            let before = try await ServerMetricsTests.samples(api)
             func moved(_ series: String, _ now: [String: Double]) -> Double { (now[series] ?? 0) - (before[series] ?? 0) }
 
             let ics = [
@@ -143,7 +134,7 @@ struct LinkDeletionTests {
             let outcomes = items.map { ($0["resolution"] as? [String: Any])?["outcome"] as? String }
             #expect(outcomes == ["route", "route", "linkUnavailable", nil])
 
-            let after = try await metricSamples(api)
+            let after = try await ServerMetricsTests.samples(api)
             #expect(moved(#"linkd_resolutions_total{outcome="route"}"#, after) == 2)
             #expect(moved(#"linkd_resolutions_total{outcome="linkUnavailable"}"#, after) == 1)
             #expect(moved(#"linkd_resolutions_total{outcome="notFound"}"#, after) == 0)

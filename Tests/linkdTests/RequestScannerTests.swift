@@ -142,15 +142,7 @@ struct RequestScannerTests {
         let alphabet: [UInt8] = Array(" \t\r\n:/?%-_.aAzZ09\u{0}\u{7F}".utf8) + [0x80, 0xC3, 0xE9, 0xFF, UInt8(ascii: "\"")]
         var read = 0
         for round in 0..<20_000 {
-            var bytes = Array(Self.samples[round % Self.samples.count].utf8)
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let at = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[at] = alphabet.randomElement(using: &generator)!
-                case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
-                default: if bytes.count > 1 { bytes.remove(at: at) }
-                }
-            }
+            let bytes = randomlyEdited(Array(Self.samples[round % Self.samples.count].utf8), alphabet: alphabet, using: &generator)
             guard case .head(let head) = RequestScanner.scan(ByteBuffer(bytes: bytes)), head.length <= bytes.count else { continue }
             read += 1
             Self.agreesWithNIO(bytes, head)

@@ -145,12 +145,7 @@ public final class PostgresLinkStore: LinkStorage {
                     INSERT INTO revocations (linkid, generation, revokedat) VALUES (\(record.id), \(Int64(record.generation)), \(date))
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
-                let version = try await Self.nextVersion(connection, logger: logger)
-                try await connection.query("""
-                    INSERT INTO changes (version, kind, app, subject, generation)
-                    VALUES (\(version), 'revocation', \(record.app), \(record.id), \(Int64(record.generation)))
-                    """, logger: logger)
-                try await Self.announce(version, connection, logger: logger)
+                try await Self.recordChange("revocation", of: record, connection, logger: logger)
                 return record
             }
         }
@@ -199,12 +194,7 @@ public final class PostgresLinkStore: LinkStorage {
                     "UPDATE links SET status = 'deleted' WHERE id = \(id) AND status = 'active' RETURNING \(unescaped: Self.linkColumns)",
                     logger: logger)
                 guard let record = try await Self.decodeLinks(rows).first else { return nil }
-                let version = try await Self.nextVersion(connection, logger: logger)
-                try await connection.query("""
-                    INSERT INTO changes (version, kind, app, subject, generation)
-                    VALUES (\(version), 'deletion', \(record.app), \(record.id), \(Int64(record.generation)))
-                    """, logger: logger)
-                try await Self.announce(version, connection, logger: logger)
+                try await Self.recordChange("deletion", of: record, connection, logger: logger)
                 return record
             }
         }
@@ -505,6 +495,18 @@ public final class PostgresLinkStore: LinkStorage {
             "UPDATE change_counter SET version = version + 1 WHERE id = 1 RETURNING version", logger: logger)
         for try await version in rows.decode(Int64.self) { return version }
         throw LinkStoreError(.storage, "the change counter is missing")
+    }
+
+    /// Writes one link's change (`revocation`, `deletion`) to the feed under a new version and announces it.
+    private static func recordChange(
+        _ kind: String, of record: LinkRecord, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let version = try await nextVersion(connection, logger: logger)
+        try await connection.query("""
+            INSERT INTO changes (version, kind, app, subject, generation)
+            VALUES (\(version), \(kind), \(record.app), \(record.id), \(Int64(record.generation)))
+            """, logger: logger)
+        try await announce(version, connection, logger: logger)
     }
 
     /// Announces a change version (delivered to listeners at commit).
