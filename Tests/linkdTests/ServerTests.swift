@@ -108,11 +108,16 @@ struct ServerMetricsTests {
 
 @Suite("ServerConfiguration")
 struct ServerConfigurationTests {
-    @Test("defaults, then file, then environment, then flags")
-    func precedence() throws {
+    /// The path of `NAME.yaml` in a fresh directory (not yet written).
+    static func configFile(_ name: String) throws -> String {
         let dir = tempDataDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let file = dir + "/linkd.yaml"
+        return dir + "/\(name).yaml"
+    }
+
+    @Test("defaults, then file, then environment, then flags")
+    func precedence() throws {
+        let file = try Self.configFile("linkd")
         try "host: 0.0.0.0\nport: 9000\nmaxBodyBytes: 1024\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: nil, environment: [:]) == ServerConfiguration())
         let fromFile = try ServerConfiguration.load(file: file, environment: [:])
@@ -130,9 +135,7 @@ struct ServerConfigurationTests {
 
     @Test("bad values are refused with a message naming the culprit")
     func badValues() throws {
-        let dir = tempDataDir()
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let file = dir + "/bad.yaml"
+        let file = try Self.configFile("bad")
         try "port: [1, 2]\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
         try "prot: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -141,16 +144,14 @@ struct ServerConfigurationTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_EVENT_LOOP_THREADS": "two"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_EVENT_LOOP_THREADS": "999"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: [:], port: 70000) }
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: dir + "/missing.yaml", environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file + ".missing", environment: [:]) }
     }
 }
 
 extension ServerConfigurationTests {
     @Test("a file sets every key, each read as its key's type; plain and quoted scalars read alike")
     func everyKeyFromAFile() throws {
-        let dir = tempDataDir()
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let file = dir + "/all.yaml"
+        let file = try Self.configFile("all")
         try """
             host: "0.0.0.0"
             port: '9000'
@@ -194,9 +195,7 @@ extension ServerConfigurationTests {
 
     @Test("a wrong type, an unknown or repeated key names the file, the line and the key")
     func fileMessages() throws {
-        let dir = tempDataDir()
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let file = dir + "/bad.yaml"
+        let file = try Self.configFile("bad")
         let cases: [(String, String)] = [
             ("host: 127.0.0.1\nport: eighty\n", "\(file):2: 'port' must be an integer"),
             ("fastPath: yes\n", "\(file):1: 'fastPath' must be true or false"),

@@ -18,29 +18,27 @@ struct WebPagesTests {
 
     /// The example manifests with Ordentus's origin moved to `baseURL` and `/items/:eventId`.
     static func manifests(originBaseURL: String) throws -> [String] {
-        let ordentus = try String(contentsOfFile: exampleManifests.first { $0.hasSuffix("ordentus.yaml") }!, encoding: .utf8)
-        var lines = ordentus.components(separatedBy: "\n")
-        for index in lines.indices {
-            if lines[index].hasPrefix("  baseURL:") { lines[index] = "  baseURL: \(originBaseURL)" }
-            if lines[index].hasPrefix("  previewPath:") { lines[index] = "  previewPath: /items/:eventId" }
-        }
-        let path = temporaryDataDir() + "-ordentus.yaml"
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        return exampleManifests.filter { !$0.hasSuffix("ordentus.yaml") } + [path]
+        try manifests(moving: "ordentus", originTo: originBaseURL, previewPath: "/items/:eventId")
     }
 
     /// The example manifests with Handz's origin moved to `baseURL` and `/items/badges/:flowId` (a preview listing
     /// badges, `LoopbackOrigin`).
     static func handzBadgeManifests(originBaseURL: String) throws -> [String] {
-        let handz = try String(contentsOfFile: exampleManifests.first { $0.hasSuffix("handz.yaml") }!, encoding: .utf8)
-        var lines = handz.components(separatedBy: "\n")
+        try manifests(moving: "handz", originTo: originBaseURL, previewPath: "/items/badges/:flowId")
+    }
+
+    /// The example manifests with `app`'s origin (`examples/APP.yaml`) moved to `baseURL` and `previewPath`.
+    static func manifests(moving app: String, originTo baseURL: String, previewPath: String) throws -> [String] {
+        let file = "\(app).yaml"
+        let text = try String(contentsOfFile: exampleManifests.first { $0.hasSuffix(file) }!, encoding: .utf8)
+        var lines = text.components(separatedBy: "\n")
         for index in lines.indices {
-            if lines[index].hasPrefix("  baseURL:") { lines[index] = "  baseURL: \(originBaseURL)" }
-            if lines[index].hasPrefix("  previewPath:") { lines[index] = "  previewPath: /items/badges/:flowId" }
+            if lines[index].hasPrefix("  baseURL:") { lines[index] = "  baseURL: \(baseURL)" }
+            if lines[index].hasPrefix("  previewPath:") { lines[index] = "  previewPath: \(previewPath)" }
         }
-        let path = temporaryDataDir() + "-handz.yaml"
+        let path = temporaryDataDir() + "-" + file
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        return exampleManifests.filter { !$0.hasSuffix("handz.yaml") } + [path]
+        return exampleManifests.filter { !$0.hasSuffix(file) } + [path]
     }
 
     /// `GET path` with `Host: host` over a raw connection: through the event-loop fast path, or with

@@ -38,10 +38,7 @@ final class RawConnection: @unchecked Sendable {
         guard socket >= 0 else { throw HarnessError("socket() failed") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr(host)
+        var address = ipv4Address(host: host, port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -115,4 +112,13 @@ final class RawConnection: @unchecked Sendable {
         guard count > 0 else { throw HarnessError("the connection ended or timed out") }
         pending.append(contentsOf: chunk[..<count])
     }
+}
+
+/// The IPv4 socket address of `host` (a dotted quad) and `port`, for `connect` and `bind`.
+func ipv4Address(host: String, port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr(host)
+    return address
 }

@@ -84,8 +84,7 @@ struct FastRoutes: Sendable {
             if first == nil { first = start..<i } else if second == nil { second = start..<i } else { return nil }
         }
         func bytes(_ range: Range<Int>?, are literal: StaticString) -> Bool {
-            guard let range, range.count == literal.utf8CodeUnitCount else { return false }
-            return (0..<range.count).allSatisfy { target[range.lowerBound + $0] == literal.utf8Start[$0] }
+            range.map { RequestScanner.equals(target, $0, literal) } ?? false
         }
         switch (first, second) {
         case (.some, nil) where method == .get && bytes(first, are: "healthz"): return .healthz

@@ -150,11 +150,9 @@ enum RequestScanner {
     /// know; CONNECT's target is not a path); nil for any other.
     private static func method(_ p: UnsafeRawBufferPointer, length: Int) -> ScannedHead.Method? {
         let range = 0..<length
-        if equalsLowercased(p, range, "get", caseSensitive: true) { return .get }
-        if equalsLowercased(p, range, "post", caseSensitive: true) { return .post }
-        for other: StaticString in ["put", "delete", "head", "options", "patch"] where equalsLowercased(p, range, other, caseSensitive: true) {
-            return .other
-        }
+        if equals(p, range, "GET") { return .get }
+        if equals(p, range, "POST") { return .post }
+        for other: StaticString in ["PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"] where equals(p, range, other) { return .other }
         return nil
     }
 
@@ -172,21 +170,17 @@ enum RequestScanner {
         }
     }
 
-    /// Whether the bytes in `range` are `lowercase` (ASCII, any case), or its uppercase when `caseSensitive`.
-    private static func equalsLowercased(
-        _ p: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString, caseSensitive: Bool = false
-    ) -> Bool {
+    /// Whether the bytes in `range` are `lowercase` (ASCII, any case).
+    private static func equalsLowercased(_ p: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString) -> Bool {
         guard range.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = lowercase.utf8Start
-        for offset in 0..<range.count {
+        return (0..<range.count).allSatisfy { offset in
             let byte = p[range.lowerBound + offset]
-            let isUpper = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            if caseSensitive {
-                guard isUpper, byte | 0x20 == expected[offset] else { return false }
-            } else {
-                guard (isUpper ? byte | 0x20 : byte) == expected[offset] else { return false }
-            }
+            return ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) == lowercase.utf8Start[offset]
         }
-        return true
+    }
+
+    /// Whether the bytes in `range` are exactly `literal`.
+    static func equals(_ p: UnsafeRawBufferPointer, _ range: Range<Int>, _ literal: StaticString) -> Bool {
+        range.count == literal.utf8CodeUnitCount && (0..<range.count).allSatisfy { p[range.lowerBound + $0] == literal.utf8Start[$0] }
     }
 }
