@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "linkd", targets: ["linkd"]),
+        .library(name: "LinkdServer", targets: ["LinkdServer"]),
         .library(name: "TokenSigning", targets: ["TokenSigning"]),
         .library(name: "LinkRouter", targets: ["LinkRouter"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
@@ -24,7 +25,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
@@ -32,7 +32,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
@@ -61,6 +60,11 @@ let package = Package(
             name: "ICalendar",
             swiftSettings: swiftSettings
         ),
+        // Time limits for async work: one deadline helper for the store's database calls and the pages' preview wait.
+        .target(
+            name: "AsyncTimeouts",
+            swiftSettings: swiftSettings
+        ),
         // UTC calendar fields by integer arithmetic: Foundation's Calendar and date formatters load ICU's data.
         .target(
             name: "UTCTime",
@@ -79,16 +83,19 @@ let package = Package(
             dependencies: [
                 "LinkRouter",
                 "UTCTime",
+                "AsyncTimeouts",
                 "CCurlShims",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
         ),
-        // Storage behind one protocol: embedded SQLite (GRDB) or shared PostgreSQL (postgres-nio) with a change feed.
+        // Storage: one memory front (StoreFront) over embedded SQLite (GRDB) or shared PostgreSQL (postgres-nio)
+        // with a change feed.
         .target(
             name: "LinkStore",
             dependencies: [
                 "UTCTime",
+                "AsyncTimeouts",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -96,27 +103,38 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "linkd",
+        // The HTTP server: routes, the event-loop fast path, configuration, services, auth, links. `linkd serve` and
+        // the server tests call its `buildServer(…)`.
+        .target(
+            name: "LinkdServer",
             dependencies: [
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
                 "WebFallback",
                 "LinkStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "UTCTime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command line: argument parsing and `@main`; the server is LinkdServer's.
+        .executableTarget(
+            name: "linkd",
+            dependencies: [
+                "LinkdServer",
+                "TokenSigning",
+                "LinkRouter",
+                "ICalendar",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -129,12 +147,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenSigningTests",
-            dependencies: ["TokenSigning", "LinkdTestSupport"],
+            dependencies: ["TokenSigning"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter", "ICalendar", "LinkdTestSupport"],
+            dependencies: ["LinkRouter", "ICalendar"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -143,9 +161,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "linkdTests",
+            name: "LinkdServerTests",
             dependencies: [
-                "linkd",
+                "LinkdServer",
                 "LinkStore",
                 "TokenSigning",
                 "LinkdTestSupport",
@@ -159,8 +177,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
-                "WebFallback",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Every test that runs the built `linkd` binary as a process (its verbs, and the daemon it serves).
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["linkd", "LinkdTestSupport", "TokenSigning"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -170,13 +193,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "AsyncTimeoutsTests",
+            dependencies: ["AsyncTimeouts"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "UTCTimeTests",
             dependencies: ["UTCTime"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebFallbackTests",
-            dependencies: ["WebFallback", "LinkdTestSupport"],
+            dependencies: ["WebFallback", "LinkRouter", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -165,7 +165,29 @@ struct ContentReader {
 
     // MARK: - Content lines
 
+    /// One unfolded content line, `NAME *(;PARAM=value) : value`: a property of the innermost open component, or a
+    /// BEGIN/END. A line that cannot be read is diagnosed and skipped.
     private mutating func contentLine(_ p: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalendarError) {
+        guard let nameEnd = try readName(p, line: line) else { return }
+        let name = upperName(UnsafeBufferPointer(rebasing: p[0..<nameEnd]))
+        var i = nameEnd
+        var badUTF8 = false
+        guard let parameters = try readParameters(p, at: &i, of: name, line: line, badUTF8: &badUTF8) else { return }
+        // p[i] is the first colon outside quotes: the value follows it.
+        let valueBytes = UnsafeBufferPointer(rebasing: p[(i + 1)...])
+
+        if name == "BEGIN" || name == "END" {
+            if badUTF8 { try diagnose(line, .invalidUTF8, "bytes that are not UTF-8 were replaced") }
+            try componentBoundary(isBegin: name == "BEGIN", valueBytes, line: line)
+            return
+        }
+        try addProperty(name, parameters, valueBytes, badUTF8: &badUTF8, line: line)
+    }
+
+    /// Where the property name at the start of `p` ends (at its `:` or first `;`), or nil when the line has no
+    /// valid name (diagnosed).
+    @inline(__always)
+    private mutating func readName(_ p: UnsafeBufferPointer<UInt8>, line: Int) throws(ICalendarError) -> Int? {
         let n = p.count
         var i = 0
         while i < n, isNameByte(p[i]) { i += 1 }
@@ -175,59 +197,42 @@ struct ContentReader {
             } else {
                 try diagnose(line, .invalidName, "a property name may only hold letters, digits and '-'; line skipped")
             }
-            return
+            return nil
         }
         guard i > 0 else {
             try diagnose(line, .invalidName, "a content line with an empty name; skipped")
-            return
+            return nil
         }
-        let name = upperName(UnsafeBufferPointer(rebasing: p[0..<i]))
-        var parameters: [ICalendarParameter] = []
-        var badUTF8 = false
+        return i
+    }
 
+    /// The `;NAME=value,…` parameters from `i` (at the name's end) up to the `:` before the value, where `i` is left.
+    /// Nil when the line is skipped (diagnosed); throws when a parameter cap is hit.
+    private mutating func readParameters(
+        _ p: UnsafeBufferPointer<UInt8>, at i: inout Int, of name: String, line: Int, badUTF8: inout Bool
+    ) throws(ICalendarError) -> [ICalendarParameter]? {
+        let n = p.count
+        var parameters: [ICalendarParameter] = []
         while i < n, p[i] == semicolon {
             i += 1
             let nameStart = i
             while i < n, isNameByte(p[i]) { i += 1 }
             guard i > nameStart, i < n, p[i] == equals else {
                 try diagnose(line, .invalidParameter, "a parameter of \(name) is not NAME=value; line skipped")
-                return
+                return nil
             }
             let parameterName = upperName(UnsafeBufferPointer(rebasing: p[nameStart..<i]))
             i += 1
-            var values: [String] = []
-            while true {
-                let valueStart: Int
-                let valueEnd: Int
-                if i < n, p[i] == quote {
-                    valueStart = i + 1
-                    i = valueStart
-                    while i < n, p[i] != quote { i += 1 }
-                    guard i < n else {
-                        try diagnose(line, .unterminatedQuote, "a quoted parameter value of \(name) is not closed; line skipped")
-                        return
-                    }
-                    valueEnd = i
-                    i += 1
-                } else {
-                    valueStart = i
-                    while i < n, p[i] != comma, p[i] != semicolon, p[i] != colon, p[i] != quote { i += 1 }
-                    valueEnd = i
-                }
-                values.append(decodeParameter(UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd]), badUTF8: &badUTF8))
-                if i < n, p[i] == comma {
-                    i += 1
-                    continue
-                }
-                break
+            guard let values = try readParameterValues(p, at: &i, of: name, line: line, badUTF8: &badUTF8) else {
+                return nil
             }
             guard i < n else {
                 try diagnose(line, .missingColon, "\(name) has no ':' before its value; line skipped")
-                return
+                return nil
             }
             guard p[i] == colon || p[i] == semicolon else {
                 try diagnose(line, .invalidParameter, "a stray character in a parameter of \(name); line skipped")
-                return
+                return nil
             }
             parameterCount += 1
             if parameterCount > limits.maxParameters {
@@ -242,15 +247,51 @@ struct ContentReader {
             }
             parameters.append(ICalendarParameter(name: parameterName, values: values))
         }
-        // p[i] is the first colon outside quotes: the value follows it.
-        let valueBytes = UnsafeBufferPointer(rebasing: p[(i + 1)...])
+        return parameters
+    }
 
-        if name == "BEGIN" || name == "END" {
-            if badUTF8 { try diagnose(line, .invalidUTF8, "bytes that are not UTF-8 were replaced") }
-            try componentBoundary(isBegin: name == "BEGIN", valueBytes, line: line)
-            return
+    /// The comma-separated values of one parameter from `i` (after its `=`), each quoted or bare, decoded; `i` is
+    /// left on the byte after the last value. Nil when a quote is not closed (diagnosed).
+    @inline(__always)
+    private mutating func readParameterValues(
+        _ p: UnsafeBufferPointer<UInt8>, at i: inout Int, of name: String, line: Int, badUTF8: inout Bool
+    ) throws(ICalendarError) -> [String]? {
+        let n = p.count
+        var values: [String] = []
+        while true {
+            let valueStart: Int
+            let valueEnd: Int
+            if i < n, p[i] == quote {
+                valueStart = i + 1
+                i = valueStart
+                while i < n, p[i] != quote { i += 1 }
+                guard i < n else {
+                    try diagnose(line, .unterminatedQuote, "a quoted parameter value of \(name) is not closed; line skipped")
+                    return nil
+                }
+                valueEnd = i
+                i += 1
+            } else {
+                valueStart = i
+                while i < n, p[i] != comma, p[i] != semicolon, p[i] != colon, p[i] != quote { i += 1 }
+                valueEnd = i
+            }
+            values.append(decodeParameter(UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd]), badUTF8: &badUTF8))
+            if i < n, p[i] == comma {
+                i += 1
+                continue
+            }
+            break
         }
+        return values
+    }
 
+    /// Adds the property `name` with its value (unescaped when it is TEXT) to the innermost open component; dropped
+    /// (diagnosed) outside any component, throws when a property cap is hit.
+    private mutating func addProperty(
+        _ name: String, _ parameters: [ICalendarParameter], _ valueBytes: UnsafeBufferPointer<UInt8>,
+        badUTF8: inout Bool, line: Int
+    ) throws(ICalendarError) {
         let rawValue = decodeUTF8(valueBytes, badUTF8: &badUTF8)
         var value = rawValue
         if valueBytes.contains(backslash), isText(name: name, parameters: parameters) {

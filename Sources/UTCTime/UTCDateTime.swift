@@ -96,7 +96,7 @@ public struct UTCDateTime: Sendable, Equatable, CustomStringConvertible {
         return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
     }
 
-    private static func floorDivision(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
+    static func floorDivision(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
         let remainder = a % b
         return remainder < 0 ? (a / b - 1, remainder + b) : (a / b, remainder)
     }

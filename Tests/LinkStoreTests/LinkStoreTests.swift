@@ -3,7 +3,7 @@ import LinkStore
 import LinkdTestSupport
 import Testing
 
-/// The two implementations of `LinkStorage`; every behaviour test runs on both.
+/// The two backends behind `StoreFront`; every behaviour test runs on both.
 enum Backend: String, CaseIterable, Sendable {
     case sqlite, postgres
 }
@@ -26,16 +26,16 @@ struct StoreLocation: Sendable {
         }
     }
 
-    func open(cacheCapacity: Int = 1000) async throws -> any LinkStorage {
+    func open(cacheCapacity: Int = 1000) async throws -> StoreFront {
         switch backend {
-        case .sqlite: try SQLiteLinkStore(path: place, cacheCapacity: cacheCapacity)
-        case .postgres: try await PostgresLinkStore.open(url: place, cacheCapacity: cacheCapacity, syncInterval: .milliseconds(200))
+        case .sqlite: try await StoreFront.openSQLite(path: place, cacheCapacity: cacheCapacity)
+        case .postgres: try await StoreFront.openPostgres(url: place, cacheCapacity: cacheCapacity, syncInterval: .milliseconds(200))
         }
     }
 }
 
 /// A fresh store of `backend` and its location (to reopen it).
-private func makeStore(_ backend: Backend) async throws -> (any LinkStorage, StoreLocation) {
+private func makeStore(_ backend: Backend) async throws -> (StoreFront, StoreLocation) {
     let location = try StoreLocation(backend)
     return (try await location.open(), location)
 }
@@ -93,6 +93,25 @@ struct LinkStoreTests {
         #expect(try await store.link(id: hexID(4))?.status == .active)
         #expect(store.isRevoked(linkID: hexID(3), generation: 1))
         #expect(!store.isRevoked(linkID: hexID(4), generation: 1))
+    }
+
+    @Test("owner-wide revocation drops exactly the revoked records from the cache", arguments: Backend.allCases)
+    func ownerRevocationCache(backend: Backend) async throws {
+        let (store, _) = try await makeStore(backend)
+        for n in 1...3 { try await store.createLink(record(n, owner: "alice")) }
+        try await store.createLink(record(4, owner: "bob"))
+        try await store.createLink(record(5, owner: "alice"))
+        try await store.revokeLink(id: hexID(5))  // cached as revoked; not active, so not revoked again below
+        #expect(store.cachedLink(id: hexID(1)) == nil, "not cached on create")
+        for n in 1...4 { #expect(try await store.link(id: hexID(n))?.status == .active) }  // now cached
+        #expect(try await store.revokeLinks(app: "handz", owner: "alice") == 3)
+        for n in 1...3 { #expect(store.cachedLink(id: hexID(n)) == nil, "link \(n) was revoked: dropped") }
+        #expect(store.cachedLink(id: hexID(4)) == record(4, owner: "bob"), "another owner's record stays cached")
+        #expect(store.cachedLink(id: hexID(5))?.status == .revoked, "a record the revocation did not change stays cached")
+        for n in 1...3 {
+            #expect(try await store.link(id: hexID(n))?.status == .revoked)
+            #expect(store.cachedLink(id: hexID(n))?.status == .revoked, "cached again on the next read")
+        }
     }
 
     @Test("marking a link deleted changes an active link once, for good, and never a revoked one", arguments: Backend.allCases)

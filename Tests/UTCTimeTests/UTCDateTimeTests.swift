@@ -109,4 +109,18 @@ struct UTCDateTimeTests {
         #expect(UTCDateTime(year: 2026, month: 1, day: 1, hour: 24) == nil)
         #expect(UTCDateTime(year: 2026, month: 1, day: 1, millisecond: 1000) == nil)
     }
+
+    @Test("HTTP dates are IMF-fixdates, as Foundation's formatter writes them (RFC 9110 §5.6.7)")
+    func httpDates() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(UTCDateTime(secondsSince1970: 784_111_777).httpDate == "Sun, 06 Nov 1994 08:49:37 GMT")
+        var generator = SystemRandomNumberGenerator()
+        for seconds in [0, -1, -86_400 * 10, 951_782_400, 4_102_444_800] + (0..<5000).map({ _ in Int.random(in: -2_000_000_000...8_000_000_000, using: &generator) }) {
+            let expected = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            #expect(UTCDateTime(secondsSince1970: seconds).httpDate == expected, "\(seconds)")
+        }
+    }
 }

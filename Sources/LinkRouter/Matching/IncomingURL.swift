@@ -26,108 +26,168 @@ struct IncomingURL: Sendable {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
+    /// Parses the URL's bytes step by step: scheme, where the path ends and the query starts, host and port, path
+    /// segments, query items. The first problem found is the result.
     private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Result<IncomingURL, ResolutionProblem> {
-        func string(_ range: Range<Int>) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        do throws(ResolutionProblem) {
+            let colon = try schemeEnd(bytes)
+            let authorityStart = colon + 3
+            let (pathEnd, queryRange) = pathEndAndQuery(bytes, from: authorityStart)
+            let authorityEnd = find(UInt8(ascii: "/"), in: authorityStart..<pathEnd, of: bytes) ?? pathEnd
+            let (hostRange, port) = try hostAndPort(bytes, authority: authorityStart..<authorityEnd)
+            let lowerScheme = lowercasedASCII(bytes, 0..<colon)
+            let isWeb = lowerScheme == "https" || lowerScheme == "http"
+            let host = try host(bytes, hostRange, isWeb: isWeb)
+            let segments = try pathSegments(bytes, host: hostRange, isWeb: isWeb, path: authorityEnd..<pathEnd)
+            let query = try queryItems(bytes, queryRange)
+            return .success(IncomingURL(scheme: lowerScheme, host: isWeb ? host : "", port: port,
+                                        segments: segments, query: query))
+        } catch {
+            return .failure(error)
         }
-        func find(_ byte: UInt8, in range: Range<Int>) -> Int? {
-            var index = range.lowerBound
-            while index < range.upperBound {
-                if bytes[index] == byte { return index }
-                index += 1
-            }
-            return nil
-        }
+    }
+
+    /// The index of the `:` that ends the scheme: a letter, then letters, digits, `+`, `-` or `.`, and `//` after it.
+    private static func schemeEnd(_ bytes: UnsafeBufferPointer<UInt8>) throws(ResolutionProblem) -> Int {
         let end = bytes.count
-        guard let colon = find(UInt8(ascii: ":"), in: 0..<end), colon + 2 < end,
+        guard let colon = find(UInt8(ascii: ":"), in: 0..<end, of: bytes), colon + 2 < end,
               bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
         else {
-            return .failure(.init(.malformedURL, "URL has no scheme (expected scheme://…)"))
+            throw ResolutionProblem(.malformedURL, "URL has no scheme (expected scheme://…)")
         }
         guard colon > 0, isAlpha(bytes[0]),
               bytes[0..<colon].allSatisfy({ isAlpha($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 })
         else {
-            return .failure(.init(.malformedURL, "URL scheme '\(string(0..<colon))' is not valid"))
+            throw ResolutionProblem(.malformedURL, "URL scheme '\(string(bytes, 0..<colon))' is not valid")
         }
-        var restEnd = find(UInt8(ascii: "#"), in: (colon + 3)..<end) ?? end   // fragments are ignored
+        return colon
+    }
+
+    /// Where the authority and path end (at the `?`, the `#` or the end) and the query's range (empty without a `?`),
+    /// from `start` on. Fragments are ignored.
+    private static func pathEndAndQuery(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int
+    ) -> (pathEnd: Int, query: Range<Int>) {
+        let end = bytes.count
+        var restEnd = find(UInt8(ascii: "#"), in: start..<end, of: bytes) ?? end
         var queryRange = restEnd..<restEnd
-        if let question = find(UInt8(ascii: "?"), in: (colon + 3)..<restEnd) {
+        if let question = find(UInt8(ascii: "?"), in: start..<restEnd, of: bytes) {
             queryRange = (question + 1)..<restEnd
             restEnd = question
         }
-        let authorityStart = colon + 3
-        let authorityEnd = find(UInt8(ascii: "/"), in: authorityStart..<restEnd) ?? restEnd
-        var hostEnd = authorityEnd
-        if find(UInt8(ascii: "@"), in: authorityStart..<authorityEnd) != nil {
-            return .failure(.init(.userinfoRefused, "URL carries user info ('…@'); links never do"))
+        return (restEnd, queryRange)
+    }
+
+    /// The host's range in `authority` and the port, if written. User info and IP-literal hosts are refused.
+    private static func hostAndPort(
+        _ bytes: UnsafeBufferPointer<UInt8>, authority: Range<Int>
+    ) throws(ResolutionProblem) -> (host: Range<Int>, port: Int?) {
+        let authorityStart = authority.lowerBound
+        let authorityEnd = authority.upperBound
+        if find(UInt8(ascii: "@"), in: authorityStart..<authorityEnd, of: bytes) != nil {
+            throw ResolutionProblem(.userinfoRefused, "URL carries user info ('…@'); links never do")
         }
         if authorityStart < authorityEnd, bytes[authorityStart] == UInt8(ascii: "[") {
-            return .failure(.init(.malformedURL, "IP-literal hosts are not link hosts"))
+            throw ResolutionProblem(.malformedURL, "IP-literal hosts are not link hosts")
         }
-        var port: Int?
         var portColon: Int?
         var index = authorityEnd
         while index > authorityStart {
             index -= 1
             if bytes[index] == UInt8(ascii: ":") { portColon = index; break }
         }
-        if let portColon {
-            let digits = (portColon + 1)..<authorityEnd
-            guard !digits.isEmpty, digits.count <= 5, bytes[digits].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                return .failure(.init(.malformedURL, "URL port '\(string(digits))' is not a number"))
-            }
-            let value = bytes[digits].reduce(0) { $0 * 10 + Int($1 - 48) }
-            guard value <= 65535 else { return .failure(.init(.malformedURL, "URL port '\(value)' is not a number")) }
-            port = value
-            hostEnd = portColon
+        guard let portColon else { return (authorityStart..<authorityEnd, nil) }
+        return (authorityStart..<portColon, try port(bytes, (portColon + 1)..<authorityEnd))
+    }
+
+    /// The port written in `digits`: 1 to 5 digits, at most 65535.
+    private static func port(_ bytes: UnsafeBufferPointer<UInt8>, _ digits: Range<Int>) throws(ResolutionProblem) -> Int {
+        guard !digits.isEmpty, digits.count <= 5, bytes[digits].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw ResolutionProblem(.malformedURL, "URL port '\(string(bytes, digits))' is not a number")
         }
-        let lowerScheme = lowercasedASCII(bytes, 0..<colon)
-        let isWeb = lowerScheme == "https" || lowerScheme == "http"
-        let authority = authorityStart..<hostEnd
-        var host = isWeb ? lowercasedASCII(bytes, authority) : ""
-        if !bytes[authority].allSatisfy({ $0 < 0x80 }) {
+        let value = bytes[digits].reduce(0) { $0 * 10 + Int($1 - 48) }
+        guard value <= 65535 else { throw ResolutionProblem(.malformedURL, "URL port '\(value)' is not a number") }
+        return value
+    }
+
+    /// The host in `range` as matched: lowercased for http(s) ("" for a custom scheme); a Unicode host (IDN) by its
+    /// punycode form, whatever the scheme.
+    private static func host(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, isWeb: Bool
+    ) throws(ResolutionProblem) -> String {
+        var host = isWeb ? lowercasedASCII(bytes, range) : ""
+        if !bytes[range].allSatisfy({ $0 < 0x80 }) {
             // IDN: a Unicode host is matched by its punycode form.
-            guard let ascii = Punycode.asciiHost(string(authority)) else {
-                return .failure(.init(.malformedURL, "host '\(string(authority))' is not a valid internationalized name"))
+            guard let ascii = Punycode.asciiHost(string(bytes, range)) else {
+                throw ResolutionProblem(.malformedURL, "host '\(string(bytes, range))' is not a valid internationalized name")
             }
             host = ascii
         }
+        return host
+    }
+
+    /// The path segments in `path`, each percent-decoded once, empty ones dropped; for a custom scheme the host
+    /// (percent-decoded) comes first.
+    private static func pathSegments(
+        _ bytes: UnsafeBufferPointer<UInt8>, host: Range<Int>, isWeb: Bool, path: Range<Int>
+    ) throws(ResolutionProblem) -> [String] {
         var segments: [String] = []
         segments.reserveCapacity(8)
-        if !isWeb, !authority.isEmpty {
-            guard let decoded = percentDecode(bytes, authority) else {
-                return .failure(.init(.malformedURL, "bad percent-encoding in '\(string(authority))'"))
+        if !isWeb, !host.isEmpty {
+            guard let decoded = percentDecode(bytes, host) else {
+                throw ResolutionProblem(.malformedURL, "bad percent-encoding in '\(string(bytes, host))'")
             }
             segments.append(decoded)
         }
-        var start = authorityEnd
-        while start < restEnd {
-            let stop = find(UInt8(ascii: "/"), in: start..<restEnd) ?? restEnd
+        var start = path.lowerBound
+        while start < path.upperBound {
+            let stop = find(UInt8(ascii: "/"), in: start..<path.upperBound, of: bytes) ?? path.upperBound
             if stop > start {
                 guard let decoded = percentDecode(bytes, start..<stop) else {
-                    return .failure(.init(.malformedURL, "bad percent-encoding in path segment '\(string(start..<stop))'"))
+                    throw ResolutionProblem(.malformedURL, "bad percent-encoding in path segment '\(string(bytes, start..<stop))'")
                 }
                 segments.append(decoded)
             }
             start = stop + 1
         }
+        return segments
+    }
+
+    /// The query items in `range`, names and values percent-decoded once; a later duplicate name is ignored.
+    private static func queryItems(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>
+    ) throws(ResolutionProblem) -> [String: String] {
         var query: [String: String] = [:]
-        start = queryRange.lowerBound
-        while start < queryRange.upperBound {
-            let stop = find(UInt8(ascii: "&"), in: start..<queryRange.upperBound) ?? queryRange.upperBound
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let stop = find(UInt8(ascii: "&"), in: start..<range.upperBound, of: bytes) ?? range.upperBound
             if stop > start {
-                let equals = find(UInt8(ascii: "="), in: start..<stop)
+                let equals = find(UInt8(ascii: "="), in: start..<stop, of: bytes)
                 guard let name = percentDecode(bytes, start..<(equals ?? stop)),
                       let value = percentDecode(bytes, (equals.map { $0 + 1 } ?? stop)..<stop)
                 else {
-                    return .failure(.init(.malformedURL, "bad percent-encoding in query item '\(string(start..<stop))'"))
+                    throw ResolutionProblem(.malformedURL, "bad percent-encoding in query item '\(string(bytes, start..<stop))'")
                 }
                 if query[name] == nil { query[name] = value }
             }
             start = stop + 1
         }
-        return .success(IncomingURL(scheme: lowerScheme, host: isWeb ? host : "", port: port,
-                                    segments: segments, query: query))
+        return query
+    }
+
+    /// The first index of `byte` in `range` of `bytes`, if any.
+    private static func find(_ byte: UInt8, in range: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The bytes in `range` decoded as UTF-8 (bad bytes replaced), for messages and Unicode hosts.
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     private static func isAlpha(_ byte: UInt8) -> Bool {

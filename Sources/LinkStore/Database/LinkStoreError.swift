@@ -13,6 +13,7 @@ public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
         public static let storage = Code(.storage)
         /// The store's configuration is wrong (a bad database URL).
         public static let configuration = Code(.configuration)
+        /// The code's name, e.g. `storage`.
         public var description: String { value.rawValue }
     }
 
@@ -27,5 +28,6 @@ public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `code: message`.
     public var description: String { "\(code): \(message)" }
 }

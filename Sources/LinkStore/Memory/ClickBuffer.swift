@@ -30,7 +30,7 @@ public final class ClickBuffer: Sendable {
     }
 
     /// Writes pending clicks into the store; on failure they are put back.
-    public func flush(into store: any LinkStorage) async throws {
+    public func flush(into store: StoreFront) async throws {
         try await flushLock.run { try await self.write(self.drain(), into: store) }
     }
 
@@ -44,7 +44,7 @@ public final class ClickBuffer: Sendable {
         }
     }
 
-    private func write(_ batch: [String: LinkClicks], into store: any LinkStorage) async throws {
+    private func write(_ batch: [String: LinkClicks], into store: StoreFront) async throws {
         do {
             try await store.addClicks(batch)
         } catch {

@@ -10,7 +10,12 @@ import PostgresNIO
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// TLS use, from `sslmode`.
     public enum TLSMode: String, Sendable {
-        case disable, prefer, require
+        /// No TLS.
+        case disable
+        /// TLS when the server offers it, else plain.
+        case prefer
+        /// TLS, with the server's certificate verified.
+        case require
     }
 
     /// The server's host name or address.

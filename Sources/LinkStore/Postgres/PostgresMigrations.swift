@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// The versioned schema of the PostgreSQL store: the tables of the SQLite store (`Migrations`) in PostgreSQL's
+/// The versioned schema of the PostgreSQL store: the tables of the SQLite backend (`Migrations`) in PostgreSQL's
 /// dialect, plus the change feed (`change_counter`, `changes`) through which instances learn of each other's
 /// revocations and key changes. Add a migration; never edit a shipped one.
 enum PostgresMigrations {

@@ -11,6 +11,7 @@ public enum APIKeyKind: String, Codable, Sendable, DatabaseValueConvertible {
 
 /// A stored API key. Only the SHA-256 digest of the secret is kept.
 public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    /// The table the records are stored in.
     public static let databaseTableName = "api_keys"
     /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
@@ -46,6 +47,7 @@ public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 
 /// One audit log entry: an admin action.
 public struct AuditEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    /// The table the records are stored in.
     public static let databaseTableName = "audit_log"
     /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
@@ -75,6 +77,7 @@ public struct AuditEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
 
 /// A stored signing-key record: an opaque JSON blob owned by TokenSigning (secrets sealed).
 public struct StoredKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    /// The table the records are stored in.
     public static let databaseTableName = "key_records"
 
     /// The app of the key.

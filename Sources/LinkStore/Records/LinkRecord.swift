@@ -13,6 +13,7 @@ public enum LinkRecordStatus: String, Codable, Sendable, DatabaseValueConvertibl
 
 /// One share link as stored: what a token opens, who owns it, and its status.
 public struct LinkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    /// The table the records are stored in.
     public static let databaseTableName = "links"
     /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import UTCTime
 
-/// Dates as the SQLite store keeps them: text, `yyyy-MM-dd HH:mm:ss.SSS` in UTC — GRDB's own format, so rows read
+/// Dates as the SQLite backend keeps them: text, `yyyy-MM-dd HH:mm:ss.SSS` in UTC — GRDB's own format, so rows read
 /// alike whoever wrote them. Written and read with `UTCDateTime` rather than GRDB's `DateFormatter` and Foundation
 /// `Calendar`, whose first use maps megabytes of ICU data into the daemon.
 enum StoredDate {

@@ -79,36 +79,14 @@ struct ManifestOptions: ParsableArguments {
     /// Loads the manifests (`--manifest`, else `LINKD_MANIFESTS`, else `examples/*.yaml`) and compiles a router;
     /// prints every manifest problem to stderr and exits 1 when they do not load.
     func loadRouter() throws -> Router {
-        let paths = try ManifestPaths.resolve(explicit: manifests)
+        let paths: [String]
+        do { paths = try ManifestPaths.resolve(explicit: manifests) } catch { throw ValidationError(error.description) }
         do {
             return try Router(manifests: ManifestLoader.load(paths: paths))
         } catch {
             for problem in error.errors { printError(problem.description) }
             throw ExitCode(1)
         }
-    }
-}
-
-/// Where manifests come from when `--manifest` is not given.
-enum ManifestPaths {
-    /// `explicit` when given, else `LINKD_MANIFESTS` (comma-separated), else `examples/*.yaml`.
-    static func resolve(explicit: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [String] {
-        if !explicit.isEmpty { return explicit }
-        if let env = environment["LINKD_MANIFESTS"], !env.isEmpty { return split(env) }
-        let folder = "examples"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { "\(folder)/\($0)" }
-        guard !found.isEmpty else {
-            throw ValidationError("no manifests: pass --manifest FILE, set LINKD_MANIFESTS, or run where examples/*.yaml exists")
-        }
-        return found
-    }
-}
-
-extension ManifestPaths {
-    /// Splits a `LINKD_MANIFESTS` value: comma-separated paths, blanks trimmed.
-    static func split(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 

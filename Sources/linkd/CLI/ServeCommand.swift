@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
+import LinkdServer
 
 /// `linkd serve`: runs the HTTP daemon.
 struct ServeCommand: AsyncParsableCommand {
@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
                       \(key)
                     """)
             }
-            try await server.application.runService()
+            try await server.run()
         } catch let error as ConfigurationError {
             printError("linkd: \(error.message)")
             throw ExitCode(1)

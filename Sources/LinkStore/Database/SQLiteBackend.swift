@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+
+/// The embedded database on SQLite: links, revocations, API keys, key records, clicks and the audit log, for one
+/// process. SQL only: the memory (record cache, revocation set) is `StoreFront`'s.
+///
+/// Writes are durable when they return (WAL, `synchronous=FULL`). Work runs on GRDB's own threads (`async`), never
+/// on the caller's executor. No other instance shares the file: there is no change feed.
+public final class SQLiteBackend: StoreBackend {
+    /// The SQLite file.
+    public let path: String
+    private let pool: DatabasePool
+    private let keyLock = AsyncLock()
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // 512 KiB of page cache per connection instead of SQLite's 2 MB: the hot path reads memory (the link
+            // cache, the revocation set), and the pages a miss needs are in the kernel's page cache anyway.
+            try db.execute(sql: "PRAGMA cache_size = -512")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+        } catch {
+            throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
+        }
+        self.path = path
+    }
+
+    /// The file's path.
+    public var description: String { path }
+
+    /// Succeeds when the database answers.
+    public func ping() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// Nothing to release: GRDB closes the pool with the backend.
+    public func close() async {}
+
+    // MARK: Links
+
+    /// Inserts a new link. Throws `conflict` if the id exists.
+    public func insertLink(_ record: LinkRecord) async throws {
+        try await write { db in
+            if try LinkRecord.exists(db, key: record.id) {
+                throw LinkStoreError(.conflict, "link \(record.id) exists")
+            }
+            try record.insert(db)
+        }
+    }
+
+    /// The stored link, nil when there is none.
+    public func fetchLink(id: String) async throws -> LinkRecord? {
+        try await read { db in try LinkRecord.fetchOne(db, key: id) }
+    }
+
+    /// Revokes a link. The updated row, or nil if there is no such link.
+    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+        try await write { db -> LinkRecord? in
+            guard var record = try LinkRecord.fetchOne(db, key: id) else { return nil }
+            record.status = .revoked
+            try record.update(db)
+            try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
+            return record
+        }
+    }
+
+    /// Revokes every active link of an owner in an app; the (link id, generation) of each.
+    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+        try await write { db -> [(String, Int)] in
+            let records = try LinkRecord
+                .filter(Column("app") == app && Column("owner") == owner && Column("status") == LinkRecordStatus.active.rawValue)
+                .fetchAll(db)
+            for var record in records {
+                record.status = .revoked
+                try record.update(db)
+                try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
+            }
+            return records.map { ($0.id, $0.generation) }
+        }
+    }
+
+    /// Marks an active link deleted. The updated row, or nil when there is no such link or it is not active.
+    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+        try await write { db -> LinkRecord? in
+            guard var record = try LinkRecord.fetchOne(db, key: id), record.status == .active else { return nil }
+            record.status = .deleted
+            try record.update(db)
+            return record
+        }
+    }
+
+    private static func insertRevocation(_ db: Database, id: String, generation: Int, at date: Date) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO revocations (linkId, generation, revokedAt) VALUES (?, ?, ?)",
+            arguments: [id, generation, StoredDate.text(date)]
+        )
+    }
+
+    /// How many links are stored.
+    public func countLinks() async throws -> Int {
+        try await read { db in try LinkRecord.fetchCount(db) }
+    }
+
+    /// Streams the revocations table into `loader` through a cursor, after reserving room for its row count.
+    public func streamRevocations(into loader: RevocationLoader) async throws {
+        try await read { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM revocations") ?? 0
+            loader.reserve(count)
+            let rows = try Row.fetchCursor(db, sql: "SELECT linkId, generation FROM revocations")
+            while let row = try rows.next() {
+                loader.add(linkID: row[0], generation: row[1])
+            }
+        }
+    }
+
+    // MARK: Clicks
+
+    /// Adds counted clicks.
+    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
+        guard !clicks.isEmpty else { return }
+        try await write { db in
+            for (id, click) in clicks {
+                try db.execute(
+                    sql: """
+                        INSERT INTO clicks (linkId, count, lastOpened) VALUES (?, ?, ?)
+                        ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
+                        lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), excluded.lastOpened)
+                        """,
+                    arguments: [id, click.count, click.lastOpened.map(StoredDate.text)]
+                )
+            }
+        }
+    }
+
+    /// The click statistics of a link (zero if never opened).
+    public func fetchClicks(linkID: String) async throws -> LinkClicks {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT count, lastOpened FROM clicks WHERE linkId = ?", arguments: [linkID]) else {
+                return LinkClicks(count: 0, lastOpened: nil)
+            }
+            return LinkClicks(count: row["count"], lastOpened: StoredDate.date(row["lastOpened"]))
+        }
+    }
+
+    // MARK: API keys
+
+    /// Inserts a new API key (its hash only).
+    public func insertAPIKey(_ key: APIKeyRecord) async throws {
+        try await write { db in try key.insert(db) }
+    }
+
+    /// The API key with this secret hash, if it exists (revoked keys included; the caller checks).
+    public func fetchAPIKey(secretHash: Data) async throws -> APIKeyRecord? {
+        try await read { db in try APIKeyRecord.filter(Column("secretHash") == secretHash).fetchOne(db) }
+    }
+
+    /// Revokes an API key. Returns false when there is no such key.
+    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
+        try await write { db in
+            guard var key = try APIKeyRecord.fetchOne(db, key: id) else { return false }
+            key.revoked = key.revoked ?? date
+            try key.update(db)
+            return true
+        }
+    }
+
+    /// All API keys of a kind, oldest first.
+    public func fetchAPIKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] {
+        try await read { db in try APIKeyRecord.filter(Column("kind") == kind.rawValue).order(Column("created")).fetchAll(db) }
+    }
+
+    // MARK: Key records
+
+    /// Every stored signing-key record.
+    public func fetchKeyRecords() async throws -> [StoredKeyRecord] {
+        try await read { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
+    }
+
+    /// Inserts or replaces signing-key records in one transaction.
+    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
+        try await write { db in
+            for record in records { try record.save(db) }
+        }
+    }
+
+    /// Runs `body` under this process's key lock (no other process shares the file).
+    public func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await keyLock.run(body)
+    }
+
+    // MARK: Audit log
+
+    /// Appends an audit entry.
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await write { db in try entry.insert(db) }
+    }
+
+    /// The newest audit entries, newest first.
+    public func fetchAuditLog(limit: Int) async throws -> [AuditEntry] {
+        try await read { db in try AuditEntry.order(Column("seq").desc).limit(max(0, limit)).fetchAll(db) }
+    }
+
+    // MARK: No change feed
+
+    /// None: no other instance shares an embedded store.
+    public var schedule: FeedSchedule? { nil }
+
+    /// Zero: no other instance shares an embedded store.
+    public var propagationBound: Duration { .zero }
+
+    /// Zero: there is no feed (not called).
+    public func currentVersion() async throws -> Int64 { 0 }
+
+    /// None: there is no feed (not called).
+    public func changes(after version: Int64) async throws -> [StoreChange] { [] }
+
+    /// Returns at once: no one announces anything (not called).
+    public func listen(onListening: () async throws -> Void, onAnnouncement: () async throws -> Void) async throws {}
+
+    /// Nothing to prune (not called).
+    public func pruneChanges() async throws {}
+
+    // MARK: Plumbing
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.read(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "read failed: \(error)")
+        }
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.write(body) } catch let error as LinkStoreError { throw error } catch {
+            throw LinkStoreError(.storage, "write failed: \(error)")
+        }
+    }
+}

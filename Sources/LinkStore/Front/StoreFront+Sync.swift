@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import Synchronization
+
+// Following a shared backend's change feed, and (re)loading the revocation set.
+extension StoreFront {
+    /// How often the feed's old changes are pruned while it is followed.
+    static let pruneInterval: Duration = .seconds(60)
+
+    /// The longest time a change made on another instance takes to be in force here while the database answers
+    /// (zero for a store no other instance shares).
+    public var propagationBound: Duration { backend.propagationBound }
+
+    /// The change-feed version applied here (nil for a store no other instance shares).
+    public var changeFeedVersion: Int64? {
+        backend.schedule == nil ? nil : seenVersion.withLock { $0 }
+    }
+
+    /// Keeps this instance current with changes made by other instances (revocations, deletions, signing keys)
+    /// until the task is cancelled; calls `onKeysChanged` after another instance changed signing keys and after
+    /// every full reload. Two loops: a listening connection (reconnected after a loss, with a full reload then)
+    /// and a poll every `pollInterval`, with a full reload every `fullResyncInterval`. Returns at once for a store
+    /// no other instance shares.
+    public func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws {
+        guard let schedule = backend.schedule else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.listenLoop(onKeysChanged) }
+            group.addTask { await self.pollLoop(schedule, onKeysChanged) }
+            await group.waitForAll()
+        }
+    }
+
+    private func listenLoop(_ onKeysChanged: @escaping @Sendable () async -> Void) async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await backend.listen {
+                    // Listening now: a full reload covers whatever happened while no one listened.
+                    try await self.fullResync(onKeysChanged)
+                    failures = 0
+                } onAnnouncement: {
+                    try await self.catchUp(onKeysChanged)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                if failures == 1 { logger.warning("lost the change feed; reconnecting", metadata: ["error": "\(error)"]) }
+            }
+            try? await Task.sleep(for: .milliseconds(min(5000, 250 * (1 << min(failures, 5)))))
+        }
+    }
+
+    private func pollLoop(_ schedule: FeedSchedule, _ onKeysChanged: @escaping @Sendable () async -> Void) async {
+        var lastFull = ContinuousClock.now
+        var lastPrune = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: schedule.pollInterval)
+            if Task.isCancelled { return }
+            do {
+                if ContinuousClock.now - lastFull >= schedule.fullResyncInterval {
+                    try await fullResync(onKeysChanged)
+                    lastFull = .now
+                } else {
+                    try await catchUp(onKeysChanged)
+                }
+                if ContinuousClock.now - lastPrune >= Self.pruneInterval {
+                    try await backend.pruneChanges()
+                    lastPrune = .now
+                }
+            } catch {
+                logger.debug("change poll failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Applies every change newer than the last one applied: a revocation is added to the set and its link's
+    /// cached record dropped, a deletion drops the cached record, a key change calls `onKeysChanged` (once).
+    func catchUp(_ onKeysChanged: @Sendable () async -> Void) async throws {
+        let keysChanged = try await syncLock.run {
+            let seen = self.seenVersion.withLock { $0 }
+            var highest = seen
+            var keys = false
+            var revoked: [RevocationKey] = []
+            for change in try await self.backend.changes(after: seen) {
+                highest = max(highest, change.version)
+                switch change.kind {
+                case .revocation:
+                    if let key = RevocationKey(hex: change.subject, generation: UInt32(truncatingIfNeeded: change.generation)) {
+                        revoked.append(key)
+                    }
+                    self.cache.remove(change.subject)
+                case .deletion: self.cache.remove(change.subject)
+                case .keys: keys = true
+                case nil: break
+                }
+            }
+            self.revocations.insert(revoked)
+            self.seenVersion.withLock { $0 = max($0, highest) }
+            return keys
+        }
+        if keysChanged { await onKeysChanged() }
+    }
+
+    /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache
+    /// (dropped) and the keys (through `onKeysChanged`).
+    func fullResync(_ onKeysChanged: @Sendable () async -> Void) async throws {
+        try await syncLock.run {
+            try await self.loadRevocations()
+            self.cache.removeAll()
+        }
+        await onKeysChanged()
+    }
+
+    /// Streams the backend's revocation rows into the set; for a shared backend, after noting the feed's version
+    /// (so that nothing committed during the load is missed: the feed is read from there on).
+    func loadRevocations() async throws {
+        let version: Int64? = backend.schedule == nil ? nil : try await backend.currentVersion()
+        let loader = RevocationLoader(into: revocations)
+        try await backend.streamRevocations(into: loader)
+        loader.finish()
+        if let version { seenVersion.withLock { $0 = max($0, version) } }
+    }
+}

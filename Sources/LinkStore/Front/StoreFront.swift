@@ -1,0 +1,222 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// What linkd asks of its store, whatever the database behind it: the memory front over a `StoreBackend`.
+///
+/// Hot-path reads (`cachedLink`, `isRevoked`, `revocations`) answer from memory; everything else may touch the
+/// database and is `async`. The memory is kept here once, for every backend:
+/// - a bounded `LinkCache` of link records: a record is cached on its first read (`link(id:)`), not on create
+///   (most links are opened rarely or never); a revocation or a deletion caches the updated record; an owner-wide
+///   revocation drops exactly the records it changed; a deletion that changed nothing drops the cached record;
+/// - the `RevocationSet`: loaded at open (streamed in batches), added to by every revocation, here or — through the
+///   change feed of a shared backend — on another instance (`synchronize`).
+public final class StoreFront: Sendable {
+    /// The database behind the front (a `SQLiteBackend`, a `PostgresBackend`, or a test's wrapper of one).
+    public let backend: any StoreBackend
+    /// Revoked (link id, generation) pairs: loaded at open, kept current by this instance's writes and the feed.
+    public let revocations = RevocationSet()
+
+    let cache: LinkCache
+    let logger: Logger
+    /// Held while the feed's changes or a full reload are applied, so two never interleave.
+    let syncLock = AsyncLock()
+    /// The highest change version applied here.
+    let seenVersion = Mutex<Int64>(0)
+
+    /// A front over `backend`: loads the revocation set (and, shared, notes the feed's version first).
+    /// - Parameters:
+    ///   - backend: the database; the front does not close it when this throws.
+    ///   - cacheCapacity: the most link records kept in memory.
+    ///   - logger: where following the change feed logs.
+    public init(backend: any StoreBackend, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store")) async throws {
+        self.backend = backend
+        self.cache = LinkCache(capacity: cacheCapacity)
+        self.logger = logger
+        try await loadRevocations()
+    }
+
+    /// Opens (creating and migrating if needed) the embedded store at `path`.
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    ///   - cacheCapacity: the most link records kept in memory.
+    public static func openSQLite(path: String, cacheCapacity: Int = 100_000) async throws -> StoreFront {
+        try await StoreFront(backend: SQLiteBackend(path: path), cacheCapacity: cacheCapacity)
+    }
+
+    /// Connects to the shared store, migrates the schema and loads the revocation set.
+    /// - Parameters:
+    ///   - url: a `postgres://` URL (see `PostgresLocation`).
+    ///   - cacheCapacity: the most link records kept in memory.
+    ///   - syncInterval: how often the change feed is polled besides notifications.
+    ///   - fullResyncInterval: how often everything is reloaded regardless of the feed.
+    ///   - operationTimeout: the longest a database call may take before it fails with a `storage` error.
+    ///   - logger: where the store and the database driver log.
+    public static func openPostgres(
+        url: String, cacheCapacity: Int = 100_000, syncInterval: Duration = .seconds(2),
+        fullResyncInterval: Duration = .seconds(300), operationTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "linkd.postgres")
+    ) async throws -> StoreFront {
+        let backend = try await PostgresBackend.open(
+            url: url, syncInterval: syncInterval, fullResyncInterval: fullResyncInterval,
+            operationTimeout: operationTimeout, logger: logger)
+        do {
+            return try await StoreFront(backend: backend, cacheCapacity: cacheCapacity, logger: logger)
+        } catch {
+            await backend.close()
+            throw error
+        }
+    }
+
+    /// Where the data is, for logs (a file path, or the PostgreSQL URL without its password).
+    public var location: String { backend.description }
+
+    /// Releases the backend's connections (PostgreSQL: ends its connection pool); the store answers no more
+    /// database calls after it. The server calls it at graceful shutdown, after the last click flush.
+    public func close() async {
+        await backend.close()
+    }
+
+    /// Succeeds when the database answers (readiness).
+    public func ping() async throws {
+        try await backend.ping()
+    }
+
+    // MARK: Links
+
+    /// Stores a new link. Throws `conflict` if the id exists. Not cached: a record is cached on its first read.
+    public func createLink(_ record: LinkRecord) async throws {
+        try await backend.insertLink(record)
+    }
+
+    /// The link record (from the cache when present, else read and cached), nil when there is none.
+    public func link(id: String) async throws -> LinkRecord? {
+        if let cached = cache.get(id) { return cached }
+        guard let record = try await backend.fetchLink(id: id) else { return nil }
+        cache.put(record)
+        return record
+    }
+
+    /// The link record from memory only; nil when not cached (the caller then decides).
+    public func cachedLink(id: String) -> LinkRecord? {
+        cache.get(id)
+    }
+
+    /// Whether this generation of the link is revoked (memory only).
+    public func isRevoked(linkID: String, generation: UInt32) -> Bool {
+        guard let key = RevocationKey(hex: linkID, generation: generation) else { return false }
+        return revocations.contains(key)
+    }
+
+    /// Revokes a link (caching the updated record); the updated record, or nil if there is no such link.
+    @discardableResult
+    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+        guard let updated = try await backend.revokeLink(id: id, at: date) else { return nil }
+        cache.put(updated)
+        revocations.insert(linkGenerations: [(updated.id, updated.generation)])
+        return updated
+    }
+
+    /// Revokes a link now.
+    @discardableResult
+    public func revokeLink(id: String) async throws -> LinkRecord? {
+        try await revokeLink(id: id, at: Date())
+    }
+
+    /// Revokes every active link of an owner in an app (dropping exactly those from the cache); how many were
+    /// revoked.
+    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> Int {
+        let revoked = try await backend.revokeLinks(app: app, owner: owner, at: date)
+        for (id, _) in revoked { cache.remove(id) }
+        revocations.insert(linkGenerations: revoked)
+        return revoked.count
+    }
+
+    /// Revokes every active link of an owner in an app, now.
+    public func revokeLinks(app: String, owner: String) async throws -> Int {
+        try await revokeLinks(app: app, owner: owner, at: Date())
+    }
+
+    /// Marks an active link `deleted` for good (its origin says the item is gone) and keeps the cache current:
+    /// the updated record, or nil when nothing changed — no such link, or it is not active (already deleted, or
+    /// revoked); then the cached record is dropped, so the next read takes the stored one. Only one call per link
+    /// ever returns a record, on any number of instances.
+    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+        let updated = try await backend.markLinkDeleted(id: id)
+        if let updated { cache.put(updated) } else { cache.remove(id) }
+        return updated
+    }
+
+    /// How many links are stored.
+    public func linkCount() async throws -> Int {
+        try await backend.countLinks()
+    }
+
+    // MARK: Clicks
+
+    /// Adds counted clicks (batched, off the request path).
+    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
+        try await backend.addClicks(clicks)
+    }
+
+    /// The stored click statistics of a link (zero if never opened).
+    public func clicks(linkID: String) async throws -> LinkClicks {
+        try await backend.fetchClicks(linkID: linkID)
+    }
+
+    // MARK: API keys
+
+    /// Stores a new API key (its hash only).
+    public func createAPIKey(_ key: APIKeyRecord) async throws {
+        try await backend.insertAPIKey(key)
+    }
+
+    /// The API key with this secret hash (revoked keys included; the caller checks).
+    public func apiKey(secretHash: Data) async throws -> APIKeyRecord? {
+        try await backend.fetchAPIKey(secretHash: secretHash)
+    }
+
+    /// Revokes an API key; false when there is no such key.
+    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
+        try await backend.revokeAPIKey(id: id, at: date)
+    }
+
+    /// Revokes an API key now.
+    public func revokeAPIKey(id: String) async throws -> Bool {
+        try await revokeAPIKey(id: id, at: Date())
+    }
+
+    /// All API keys of a kind, oldest first.
+    public func apiKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] {
+        try await backend.fetchAPIKeys(kind: kind)
+    }
+
+    // MARK: Signing keys
+
+    /// Every stored signing-key record.
+    public func keyRecords() async throws -> [StoredKeyRecord] {
+        try await backend.fetchKeyRecords()
+    }
+
+    /// Inserts or replaces signing-key records, all or none; other instances learn of it through the change feed.
+    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
+        try await backend.saveKeyRecords(records)
+    }
+
+    /// Runs `body` holding the store-wide key lock, so that two instances never change keys at once.
+    public func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await backend.withKeyLock(body)
+    }
+
+    // MARK: Audit log
+
+    /// Appends an audit entry.
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await backend.appendAudit(entry)
+    }
+
+    /// The newest audit entries, newest first.
+    public func auditLog(limit: Int) async throws -> [AuditEntry] {
+        try await backend.fetchAuditLog(limit: limit)
+    }
+}

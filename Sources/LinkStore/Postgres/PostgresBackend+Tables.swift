@@ -1,0 +1,230 @@
+import Foundation
+import PostgresNIO
+
+// The links (with their revocations and clicks), API keys and audit log of the PostgreSQL backend.
+extension PostgresBackend {
+    // MARK: Links
+
+    /// Inserts a new link. Throws `conflict` if the id exists.
+    public func insertLink(_ record: LinkRecord) async throws {
+        let params = try Self.encodeParams(record.params)
+        let inserted = try await run("create a link") { [client] in
+            let rows = try await client.query("""
+                INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status)
+                VALUES (\(record.id), \(record.app), \(record.route), \(params), \(record.owner), \(record.title),
+                \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue))
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """)
+            return try await rows.collect().count == 1
+        }
+        guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) exists") }
+    }
+
+    /// The stored link, nil when there is none.
+    public func fetchLink(id: String) async throws -> LinkRecord? {
+        try await run("read a link") { [client] in
+            let rows = try await client.query("SELECT \(unescaped: Self.linkColumns) FROM links WHERE id = \(id)")
+            return try await Self.decodeLinks(rows).first
+        }
+    }
+
+    /// Revokes a link and announces it. The updated row, or nil if there is no such link.
+    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+        try await run("revoke a link") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> LinkRecord? in
+                let rows = try await connection.query(
+                    "UPDATE links SET status = 'revoked' WHERE id = \(id) RETURNING \(unescaped: Self.linkColumns)",
+                    logger: logger)
+                guard let record = try await Self.decodeLinks(rows).first else { return nil }
+                try await connection.query("""
+                    INSERT INTO revocations (linkid, generation, revokedat) VALUES (\(record.id), \(Int64(record.generation)), \(date))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                try await Self.recordChange("revocation", of: record, connection, logger: logger)
+                return record
+            }
+        }
+    }
+
+    /// Revokes every active link of an owner in an app and announces it; the (link id, generation) of each.
+    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+        try await run("revoke an owner's links") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> [(String, Int)] in
+                let version = try await Self.nextVersion(connection, logger: logger)
+                let rows = try await connection.query("""
+                    WITH revoked AS (
+                      UPDATE links SET status = 'revoked' WHERE app = \(app) AND owner = \(owner) AND status = 'active'
+                      RETURNING id, generation),
+                    listed AS (
+                      INSERT INTO revocations (linkid, generation, revokedat) SELECT id, generation, \(date) FROM revoked
+                      ON CONFLICT DO NOTHING)
+                    INSERT INTO changes (version, kind, app, subject, generation)
+                    SELECT \(version), 'revocation', \(app), id, generation FROM revoked RETURNING subject, generation
+                    """, logger: logger)
+                var pairs: [(String, Int)] = []
+                for try await (id, generation) in rows.decode((String, Int64).self) { pairs.append((id, Int(generation))) }
+                if !pairs.isEmpty { try await Self.announce(version, connection, logger: logger) }
+                return pairs
+            }
+        }
+    }
+
+    /// Marks an active link deleted and announces it (other instances drop their cached record). The updated row,
+    /// or nil when there is no such link or it is not active.
+    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+        try await run("mark a link deleted") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> LinkRecord? in
+                let rows = try await connection.query(
+                    "UPDATE links SET status = 'deleted' WHERE id = \(id) AND status = 'active' RETURNING \(unescaped: Self.linkColumns)",
+                    logger: logger)
+                guard let record = try await Self.decodeLinks(rows).first else { return nil }
+                try await Self.recordChange("deletion", of: record, connection, logger: logger)
+                return record
+            }
+        }
+    }
+
+    /// How many links are stored.
+    public func countLinks() async throws -> Int {
+        try await run("count links") { [client] in
+            for try await count in try await client.query("SELECT count(*) FROM links").decode(Int64.self) { return Int(count) }
+            return 0
+        }
+    }
+
+    /// Streams the revocations table into `loader` (within 120 s).
+    public func streamRevocations(into loader: RevocationLoader) async throws {
+        try await run("load revocations", timeout: .seconds(120)) { [client] in
+            for try await (id, generation) in try await client.query("SELECT linkid, generation FROM revocations").decode((String, Int64).self) {
+                loader.add(linkID: id, generation: generation)
+            }
+        }
+    }
+
+    // MARK: Clicks
+
+    /// Adds counted clicks; instances add to the same rows, so their counts sum exactly.
+    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
+        guard !clicks.isEmpty else { return }
+        try await run("add clicks") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                for (id, click) in clicks.sorted(by: { $0.key < $1.key }) {
+                    try await connection.query("""
+                        INSERT INTO clicks (linkid, count, lastopened) VALUES (\(id), \(Int64(click.count)), \(click.lastOpened))
+                        ON CONFLICT (linkid) DO UPDATE SET count = clicks.count + excluded.count,
+                        lastopened = GREATEST(clicks.lastopened, excluded.lastopened)
+                        """, logger: logger)
+                }
+            }
+        }
+    }
+
+    /// The click statistics of a link (zero if never opened).
+    public func fetchClicks(linkID: String) async throws -> LinkClicks {
+        try await run("read clicks") { [client] in
+            let rows = try await client.query("SELECT count, lastopened FROM clicks WHERE linkid = \(linkID)")
+            for try await (count, last) in rows.decode((Int64, Date?).self) { return LinkClicks(count: Int(count), lastOpened: last) }
+            return LinkClicks(count: 0, lastOpened: nil)
+        }
+    }
+
+    // MARK: API keys
+
+    /// Inserts a new API key (its hash only). Other instances read keys from the database, so it is in force
+    /// everywhere once this returns.
+    public func insertAPIKey(_ key: APIKeyRecord) async throws {
+        try await run("create an API key") { [client] in
+            try await client.query("""
+                INSERT INTO api_keys (id, kind, app, label, secrethash, created, revoked)
+                VALUES (\(key.id), \(key.kind.rawValue), \(key.app), \(key.label), \(key.secretHash), \(key.created), \(key.revoked))
+                """)
+        }
+    }
+
+    /// The API key with this secret hash (revoked keys included; the caller checks).
+    public func fetchAPIKey(secretHash: Data) async throws -> APIKeyRecord? {
+        try await run("read an API key") { [client] in
+            try await Self.decodeAPIKeys(client.query("SELECT \(unescaped: Self.apiKeyColumns) FROM api_keys WHERE secrethash = \(secretHash)")).first
+        }
+    }
+
+    /// Revokes an API key. Returns false when there is no such key.
+    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
+        try await run("revoke an API key") { [client] in
+            let rows = try await client.query("UPDATE api_keys SET revoked = COALESCE(revoked, \(date)) WHERE id = \(id) RETURNING id")
+            return try await rows.collect().count == 1
+        }
+    }
+
+    /// All API keys of a kind, oldest first.
+    public func fetchAPIKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] {
+        try await run("list API keys") { [client] in
+            try await Self.decodeAPIKeys(client.query(
+                "SELECT \(unescaped: Self.apiKeyColumns) FROM api_keys WHERE kind = \(kind.rawValue) ORDER BY created, id"))
+        }
+    }
+
+    // MARK: Audit log
+
+    /// Appends an audit entry.
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await run("append to the audit log") { [client] in
+            try await client.query(
+                "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))")
+        }
+    }
+
+    /// The newest audit entries, newest first.
+    public func fetchAuditLog(limit: Int) async throws -> [AuditEntry] {
+        try await run("read the audit log") { [client] in
+            var entries: [AuditEntry] = []
+            let rows = try await client.query(
+                "SELECT seq, at, actor, action, detail FROM audit_log ORDER BY seq DESC LIMIT \(Int64(max(0, limit)))")
+            for try await (seq, at, actor, action, detail) in rows.decode((Int64, Date, String, String, String).self) {
+                entries.append(AuditEntry(seq: seq, at: at, actor: actor, action: action, detail: detail))
+            }
+            return entries
+        }
+    }
+
+    // MARK: Rows
+
+    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status"
+    static let apiKeyColumns = "id, kind, app, label, secrethash, created, revoked"
+
+    static func decodeLinks(_ rows: PostgresRowSequence) async throws -> [LinkRecord] {
+        var records: [LinkRecord] = []
+        for try await row in rows {
+            let (id, app, route, params, owner, title, created, expires, generation, status) = try row.decode(
+                (String, String, String, String, String?, String?, Date, Date, Int64, String).self)
+            guard let status = LinkRecordStatus(rawValue: status) else {
+                throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
+            }
+            records.append(LinkRecord(
+                id: id, app: app, route: route, params: try decodeParams(params, id: id), owner: owner, title: title,
+                created: created, expires: expires, generation: Int(generation), status: status))
+        }
+        return records
+    }
+
+    static func decodeAPIKeys(_ rows: PostgresRowSequence) async throws -> [APIKeyRecord] {
+        var records: [APIKeyRecord] = []
+        for try await (id, kind, app, label, hash, created, revoked) in rows.decode((String, String, String?, String, Data, Date, Date?).self) {
+            guard let kind = APIKeyKind(rawValue: kind) else { throw LinkStoreError(.storage, "API key \(id) has an unknown kind") }
+            records.append(APIKeyRecord(id: id, kind: kind, app: app, label: label, secretHash: hash, created: created, revoked: revoked))
+        }
+        return records
+    }
+
+    static func encodeParams(_ params: [String: String]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(params), as: UTF8.self)
+    }
+
+    static func decodeParams(_ text: String, id: String) throws -> [String: String] {
+        do { return try JSONDecoder().decode([String: String].self, from: Data(text.utf8)) } catch {
+            throw LinkStoreError(.storage, "link \(id) has unreadable params")
+        }
+    }
+}

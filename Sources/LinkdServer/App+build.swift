@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import LinkRouter
+import LinkStore
+import Logging
+import NIOCore
+import NIOPosix
+import WebFallback
+
+/// A built server: the application to run and the admin key made on first start (to print once).
+public struct Daemon<App: ApplicationProtocol> {
+    /// The Hummingbird application (routes and background services).
+    public let application: App
+    /// The admin key generated on this first start; nil when one existed already.
+    public let initialAdminKey: String?
+    /// The store the server answers from (closed by the server's services at shutdown).
+    public let store: StoreFront
+    /// The hot-route table both entrances read.
+    let hotRoutes: HotRouteTable
+
+    /// Runs the server and its services until SIGTERM or SIGINT, then shuts them down gracefully.
+    public func run() async throws {
+        try await application.runService()
+    }
+}
+
+/// Builds the linkd HTTP server from a configuration: opens (creating) the data directory and store, loads the
+/// manifests and keys, registers the routes and the background services. `linkd serve` and the tests call it.
+/// - Parameters:
+///   - logger: where the server logs (default: swift-log's handler, stderr); its level is set from `logLevel`.
+///   - wrapBackend: wraps the opened store's backend (the tests put a fault-injecting one around it); identity by default.
+///   - onListening: called with the bound port once the server listens (port 0 picks one).
+public func buildServer(
+    configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+    logger: Logger = Logger(label: "linkd"),
+    wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 },
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> Daemon<some ApplicationProtocol> {
+    var logger = logger
+    logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+
+    try DataDirectory.prepare(configuration.dataDir)
+    let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
+    let bootstrap: ServerBootstrap
+    do {
+        bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
+    } catch {
+        await store.close()
+        throw error
+    }
+    let metrics = ServerMetrics()
+    metrics.setRevocationSetSize(store.revocations.count)
+    let clicks = ClickBuffer()
+    let links = LinkService(
+        store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
+        defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
+    let auth = APIKeyAuthenticator(
+        store: store,
+        failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst))
+    let limiter = configuration.rateLimitPerSecond > 0
+        ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
+
+    let router = Hummingbird.Router(context: LinkdRequestContext.self)
+    // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+    HealthRoutes(store: store, metrics: metrics).register(on: router)
+    LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+    let resolveRoutes = ResolveRoutes(links: links)
+    AdminRoutes(
+        store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
+        maxBodyBytes: configuration.maxBodyBytes
+    ).register(on: router)
+    let pages: SharePages<ReadyResponse>
+    let wellKnown: WellKnownFiles
+    do {
+        pages = try SharePages(
+            router: bootstrap.router,
+            templates: PageConfiguration(directory: configuration.templatesDir, appDirectories: configuration.appTemplates),
+            previewWait: .milliseconds(configuration.previewWaitMilliseconds), maxOriginFetches: configuration.maxOriginFetches,
+            makePage: ReadyResponse.init(page:))
+        wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
+    } catch let error as PageError {
+        throw ConfigurationError(message: "templates: \(error)")
+    } catch let error as WellKnownError {
+        throw ConfigurationError(message: error.message)
+    }
+    let deletions = LinkDeletions(store: store, logger: logger)
+    let shareRoutes = ShareRoutes(links: links, pages: pages, deletions: deletions)
+    // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
+    let hotRoutes = HotRouteTable(
+        routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter, metrics: metrics,
+        requestLog: logger.logLevel <= .debug ? logger : nil)
+    hotRoutes.register(on: router)
+    WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
+
+    let flusher = ClickFlushService(
+        buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+    // The hot routes answered on the event loop when memory has all they need.
+    let fastRoutes = configuration.fastPath ? hotRoutes : nil
+    let serverName = "linkd"
+    let application = Application(
+        router: router,
+        server: HTTPServerBuilder { responder in
+            FastPathChannel(base: HTTP1Channel(responder: responder), routes: fastRoutes, serverName: serverName)
+        },
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
+        // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
+        // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
+        // shutdown begins, and the ones in flight are waited for.
+        services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher, deletions, OriginFetchService(fetches: pages.fetches)],
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+        eventLoopGroupProvider: configuration.eventLoopThreads > 0
+            ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,
+        logger: logger
+    )
+    return Daemon(application: application, initialAdminKey: bootstrap.initialAdminKey, store: store, hotRoutes: hotRoutes)
+}
+
+/// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped
+/// by `wrapBackend` (the tests inject faults there).
+func openStore(
+    _ configuration: ServerConfiguration, wrapBackend: (any StoreBackend) -> any StoreBackend, logger: Logger
+) async throws -> StoreFront {
+    guard let url = configuration.database else {
+        let backend = try SQLiteBackend(path: configuration.dataDir + "/linkd.sqlite")
+        return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity)
+    }
+    do {
+        let backend = try await PostgresBackend.open(
+            url: url, syncInterval: .milliseconds(Int(configuration.syncIntervalSeconds * 1000)), logger: logger)
+        do {
+            let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity, logger: logger)
+            logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
+            return store
+        } catch {
+            await backend.close()
+            throw error
+        }
+    } catch let error as LinkStoreError {
+        throw ConfigurationError(message: error.code == .configuration ? error.message : "the database: \(error.message)")
+    }
+}
+
+/// The data directory: created with mode 0700 when missing. Files linkd creates in it are 0600 (umask 077).
+enum DataDirectory {
+    static func prepare(_ path: String) throws {
+        // The process only writes secrets and its database here: nothing it creates is for other users.
+        umask(0o077)
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw ConfigurationError(message: "\(path): not a directory") }
+            return
+        }
+        do {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ConfigurationError(message: "\(path): cannot create the data directory: \(error.localizedDescription)")
+        }
+    }
+}

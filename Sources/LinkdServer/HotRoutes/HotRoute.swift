@@ -1,0 +1,131 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// One route of the table both entrances read (`HotRouteTable`): declared once, with its method, path shape,
+/// rate-limit class, body rule and handlers, so that it cannot answer differently on the two paths.
+///
+/// `answer` is the route's full handler (Hummingbird's entrance: it may read the store, ask an origin, throw an
+/// `APIError`). `answerFromMemory`, when the route has one, is the same logic in its memory-only form for the
+/// event-loop fast path: it returns the very response `answer` would give, or nil — with nothing counted — when
+/// memory has not got all it needs (a link record to read, a preview to fetch, a request to refuse), and the
+/// request then goes to Hummingbird, which answers it with `answer`.
+struct HotRoute: Sendable {
+    /// The methods hot routes take.
+    enum Method: Sendable, Equatable {
+        case get, post
+
+        /// As Hummingbird names it.
+        var http: HTTPRequest.Method { self == .get ? .get : .post }
+    }
+
+    /// One segment of a path shape: a literal, or a parameter (`{token}`).
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// Whether the per-client rate limit applies.
+    enum RateLimit: Sendable, Equatable {
+        /// Not limited (health checks).
+        case none
+        /// One token of the client address's bucket per request (`rateLimitPerSecond`, `rateLimitBurst`).
+        case perClient
+    }
+
+    /// What body the route reads: at most `maxBytes`, of media type `mediaType` (413 and 415 otherwise).
+    struct Body: Sendable, Equatable {
+        let maxBytes: Int
+        let mediaType: String
+    }
+
+    let method: Method
+    let path: [Segment]
+    /// The path shape as Hummingbird writes it, which is also the `route` label of the request metrics
+    /// (`/s/{token}`), on both entrances.
+    let pattern: String
+    let rateLimit: RateLimit
+    /// The body the route reads; nil for none.
+    let body: Body?
+    /// The full handler (Hummingbird's entrance).
+    let answer: @Sendable (HotRequest) async throws -> Response
+    /// The memory-only handler (the event-loop fast path); nil for a route the fast path never answers.
+    let answerFromMemory: (@Sendable (HotRequest) -> ReadyResponse?)?
+
+    /// A route from its path shape written as Hummingbird writes it (`/s/{token}`).
+    init(
+        _ method: Method, _ path: String, rateLimit: RateLimit, body: Body? = nil,
+        answer: @escaping @Sendable (HotRequest) async throws -> Response,
+        answerFromMemory: (@Sendable (HotRequest) -> ReadyResponse?)? = nil
+    ) {
+        self.method = method
+        self.path = path.split(separator: "/").map { part in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        self.pattern = "/" + self.path.map { segment in
+            switch segment {
+            case .literal(let text): text
+            case .parameter(let name): "{\(name)}"
+            }
+        }.joined(separator: "/")
+        self.rateLimit = rateLimit
+        self.body = body
+        self.answer = answer
+        self.answerFromMemory = answerFromMemory
+    }
+
+    /// The name of the path's parameter, if it has one.
+    var parameterName: String? {
+        for case .parameter(let name) in path { return name }
+        return nil
+    }
+}
+
+/// A request to a hot route as either entrance holds it; each part is read only when a handler asks for it, so
+/// the fast path makes no string a route does not need.
+struct HotRequest {
+    /// Where the parts come from.
+    enum Source {
+        /// Hummingbird's request and the route's path parameter.
+        case hummingbird(Request, parameter: String?)
+        /// The connection's bytes, as the fast path scanned them.
+        case bytes(FastRequest)
+    }
+
+    let source: Source
+    /// The body, read whole within the route's cap (empty for a route without one).
+    let body: ByteBuffer
+
+    /// The path parameter (`{token}`), raw as it is in the target.
+    var parameter: String? {
+        switch source {
+        case .hummingbird(_, let parameter): parameter
+        case .bytes(let request): request.text(request.parameter)
+        }
+    }
+
+    /// The request target as a URI (path and query).
+    var uri: URI {
+        switch source {
+        case .hummingbird(let request, _): request.uri
+        case .bytes(let request): URI(request.text(request.head.target) ?? "/")
+        }
+    }
+
+    /// The `Host` (authority), port included.
+    var host: String? {
+        switch source {
+        case .hummingbird(let request, _): request.head.authority
+        case .bytes(let request): request.text(request.head.host)
+        }
+    }
+
+    /// The `User-Agent`.
+    var userAgent: String? {
+        switch source {
+        case .hummingbird(let request, _): request.headers[.userAgent]
+        case .bytes(let request): request.text(request.head.userAgent)
+        }
+    }
+}

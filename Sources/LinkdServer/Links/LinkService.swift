@@ -1,0 +1,366 @@
+import Foundation
+import LinkRouter
+import LinkStore
+import TokenSigning
+
+/// What `POST /v1/links` accepts.
+struct CreateLinkRequest: Decodable, Sendable {
+    /// The route the link opens (must be `shareable` in the manifest).
+    var route: String
+    /// The route's params, checked against the manifest's typed params.
+    var params: [String: String]?
+    /// Lifetime in seconds (default and cap from the configuration).
+    var ttlSeconds: Int?
+    /// The app's user id of the owner, for owner-wide revocation.
+    var owner: String?
+    /// A display title.
+    var title: String?
+    /// `hmac-sha256` (default) or `ed25519`.
+    var suite: String?
+
+    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite"]
+}
+
+/// What `POST /v1/links` answers (the token and URL are shown only here).
+struct CreatedLink: Encodable, Sendable {
+    let id: String
+    let app: String
+    let token: String
+    let url: String
+    let expiresAt: Date
+}
+
+/// The share-link inspector's view of a link (`GET /v1/links/{id}`).
+struct LinkView: Encodable, Sendable {
+    let id: String
+    let app: String
+    let route: String
+    let params: [String: String]
+    let owner: String?
+    let title: String?
+    /// `active`, `revoked`, `deleted` or `expired`.
+    let status: String
+    let createdAt: Date
+    let expiresAt: Date
+    let clicks: Int
+    let lastOpenedAt: Date?
+}
+
+/// Share links: creating them, the status of a presented token, the inspector's view, revocation.
+///
+/// Token status is decided from memory (keyring, revocation set, record cache); only a cache miss reads the store.
+/// A class, not a struct: the hot path passes it around, and a reference costs one count where a struct of seven
+/// references costs seven.
+final class LinkService: Sendable {
+    let store: StoreFront
+    let keyring: Keyring
+    let router: Router
+    let clicks: ClickBuffer
+    let metrics: ServerMetrics
+    /// Default lifetime of a link, seconds.
+    let defaultTTLSeconds: Int
+    /// Longest lifetime of a link, seconds.
+    let maxTTLSeconds: Int
+
+    /// - Parameters: see the properties.
+    init(
+        store: StoreFront, keyring: Keyring, router: Router, clicks: ClickBuffer, metrics: ServerMetrics,
+        defaultTTLSeconds: Int, maxTTLSeconds: Int
+    ) {
+        self.store = store
+        self.keyring = keyring
+        self.router = router
+        self.clicks = clicks
+        self.metrics = metrics
+        self.defaultTTLSeconds = defaultTTLSeconds
+        self.maxTTLSeconds = maxTTLSeconds
+    }
+
+    /// Caps on the fields of a new link.
+    enum Caps {
+        static let routeBytes = 200
+        static let params = 32
+        static let paramKeyBytes = 64
+        static let paramValueBytes = 512
+        static let ownerBytes = 200
+        static let titleBytes = 300
+        static let minTTLSeconds = 60
+    }
+
+    // MARK: Token status
+
+    /// A token's status from memory, or the id of the link record that must be loaded first.
+    enum MemoryVerdict {
+        case decided(LinkStatus)
+        case needsRecord(String)
+    }
+
+    /// Decides a token's status without I/O when the link record is cached.
+    func memoryStatus(token: String, app: String, now: Date) -> MemoryVerdict {
+        let claims: TokenClaims
+        switch keyring.verify(token, app: app, now: UInt32(clamping: Int(now.timeIntervalSince1970))) {
+        case .success(let value): claims = value
+        case .failure(let error):
+            return .decided(error.publicVerdict == .expired ? .unavailable(linkID: nil, reason: .expired) : .unknown)
+        }
+        let id = claims.linkID.hex
+        if store.isRevoked(linkID: id, generation: claims.generation) {
+            return .decided(.unavailable(linkID: id, reason: .revoked))
+        }
+        guard let record = store.cachedLink(id: id) else { return .needsRecord(id) }
+        return .decided(Self.status(of: record, claims: claims, app: app, now: now))
+    }
+
+    /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
+    /// token `unknown` for this request (never an error page); the cache is retried next time.
+    func status(token: String, app: String, now: Date) async -> LinkStatus {
+        switch memoryStatus(token: token, app: app, now: now) {
+        case .decided(let status): return status
+        case .needsRecord(let id):
+            _ = try? await store.link(id: id)
+            if case .decided(let status) = memoryStatus(token: token, app: app, now: now) { return status }
+            return .unknown
+        }
+    }
+
+    private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date) -> LinkStatus {
+        guard record.app == app else { return .unknown }
+        guard record.generation == Int(claims.generation) else { return .unavailable(linkID: record.id, reason: .revoked) }
+        switch record.status {
+        case .revoked: return .unavailable(linkID: record.id, reason: .revoked)
+        case .deleted: return .unavailable(linkID: record.id, reason: .deleted)
+        case .active:
+            guard record.expires > now else { return .unavailable(linkID: record.id, reason: .expired) }
+            return .active(ShareLinkTarget(linkID: record.id, route: record.route, params: record.params, expiresAt: record.expires))
+        }
+    }
+
+    // MARK: Resolution
+
+    /// `Router.resolve` with share tokens looked up here: the router stays pure; a token whose record is not
+    /// cached is loaded and the URL resolved once more.
+    func resolve(url: String, state: String?, app: String?, now: Date = Date()) async -> Resolution {
+        let (first, missing) = resolveOnce(url: url, state: state, app: app, now: now)
+        guard !missing.isEmpty else { return finish(first) }
+        for id in missing { _ = try? await store.link(id: id) }
+        return finish(resolveOnce(url: url, state: state, app: app, now: now).resolution)
+    }
+
+    /// The resolution when every share token in the URL is decided from memory; nil (and nothing recorded) when a
+    /// link record must be read first, which `resolve` does.
+    func resolveInMemory(url: String, state: String?, app: String?, now: Date = Date()) -> Resolution? {
+        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, now: now)
+        return missing.isEmpty ? finish(resolution) : nil
+    }
+
+    /// Resolves every item of an `.ics` file, share tokens included. Each item's resolution is counted as a
+    /// resolve endpoint's is (outcome, and its share token's verdict); an item no rule maps counts nothing.
+    func resolveCalendar(_ bytes: [UInt8], state: String?, app: String?, now: Date = Date()) async throws -> CalendarReport {
+        let resolver = CalendarResolver(router: router)
+        var missing: [String] = []
+        let first = try resolver.resolve(bytes, state: state, app: app) { query in
+            lookup(query, now: now) { missing.append($0) }
+        }
+        let report: CalendarReport
+        if missing.isEmpty {
+            report = first
+        } else {
+            for id in missing { _ = try? await store.link(id: id) }
+            report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
+        }
+        for item in report.items {
+            guard let resolution = item.resolution else { continue }
+            metrics.recordResolution(resolution)
+            metrics.recordTokenVerdict(of: resolution)
+        }
+        return report
+    }
+
+    /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
+    private func resolveOnce(url: String, state: String?, app: String?, now: Date) -> (resolution: Resolution, missing: [String]) {
+        var missing: [String] = []
+        let resolution = router.resolve(url: url, state: state, app: app) { query in
+            lookup(query, now: now) { missing.append($0) }
+        }
+        return (resolution, missing)
+    }
+
+    private func lookup(_ query: ShareLinkQuery, now: Date, onMiss: (String) -> Void) -> LinkStatus {
+        switch memoryStatus(token: query.token, app: query.app, now: now) {
+        case .decided(let status): return status
+        case .needsRecord(let id):
+            onMiss(id)
+            return .unknown
+        }
+    }
+
+    /// Counts the final resolution (outcome, and the verdict of its share token if it had one): only once the
+    /// answer is decided, so a resolution redone after a store read counts once.
+    private func finish(_ resolution: Resolution) -> Resolution {
+        metrics.recordResolution(resolution)
+        metrics.recordTokenVerdict(of: resolution)
+        return resolution
+    }
+
+    // MARK: Links
+
+    /// Creates a link of `app`: checks the target against the manifest, signs a token, stores the record.
+    func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
+        let params = request.params ?? [:]
+        try Self.checkCaps(request, params: params)
+        let ttl = request.ttlSeconds ?? defaultTTLSeconds
+        guard (Caps.minTTLSeconds...maxTTLSeconds).contains(ttl) else {
+            throw LinkError(.invalid, "ttlSeconds must be between \(Caps.minTTLSeconds) and \(maxTTLSeconds)")
+        }
+        let suite: TokenSuite
+        if let name = request.suite {
+            guard let parsed = TokenSuite(name: name) else {
+                throw LinkError(.invalid, "suite must be hmac-sha256 or ed25519")
+            }
+            suite = parsed
+        } else {
+            suite = .hmacSHA256
+        }
+        do {
+            try router.checkShareTarget(app: app, route: request.route, params: params)
+        } catch {
+            let code: LinkError.Code = switch error.code {
+            case .unknownRoute: .unknownRoute
+            case .notShareable: .notShareable
+            case .badParams: .badParams
+            default: .invalid
+            }
+            throw LinkError(code, error.message)
+        }
+        guard router.shareURL(app: app, token: "t") != nil else {
+            throw LinkError(.invalid, "app \(app) has no share configuration in its manifest")
+        }
+        let linkID = LinkID.random()
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        let expiresAt = nowSeconds + ttl
+        let token: String
+        do {
+            token = try keyring.issue(
+                app: app, suite: suite, linkID: linkID, expiresAt: UInt32(clamping: expiresAt), generation: 1, flags: 0,
+                now: UInt32(clamping: nowSeconds))
+        } catch {
+            throw LinkError(.conflict, "cannot sign for \(app): \((error as? TokenError)?.message ?? "\(error)")")
+        }
+        let record = LinkRecord(
+            id: linkID.hex, app: app, route: request.route, params: params, owner: request.owner, title: request.title,
+            created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
+            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+        try await Self.storing { try await store.createLink(record) }
+        return CreatedLink(
+            id: record.id, app: app, token: token, url: router.shareURL(app: app, token: token) ?? "", expiresAt: record.expires)
+    }
+
+    /// The inspector's view of link `id`, or 404.
+    func view(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
+        let record = try await existing(id: id, caller: caller)
+        return try await view(of: record, now: now)
+    }
+
+    /// Revokes link `id` (idempotent) and returns its view.
+    func revoke(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
+        _ = try await existing(id: id, caller: caller)
+        guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now) }) else {
+            throw LinkError(.notFound, "no link \(id)")
+        }
+        try await Self.storing {
+            try await store.appendAudit(AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(record.app) \(id)"))
+        }
+        metrics.setRevocationSetSize(store.revocations.count)
+        return try await view(of: record, now: now)
+    }
+
+    private func existing(id: String, caller: Caller) async throws -> LinkRecord {
+        guard LinkID(hex: id) != nil, let record = try await Self.storing({ try await store.link(id: id) }) else {
+            throw LinkError(.notFound, "no link \(id.prefix(64))")
+        }
+        // A client key of another app sees the same 404 as for a missing link: no oracle across apps.
+        guard caller.kind == .admin || caller.app == record.app else {
+            throw LinkError(.notFound, "no link \(id)")
+        }
+        return record
+    }
+
+    private func view(of record: LinkRecord, now: Date) async throws -> LinkView {
+        let store = self.store
+        let counted = try await Self.storing {
+            try await clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
+        }
+        let status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
+        return LinkView(
+            id: record.id, app: record.app, route: record.route, params: record.params, owner: record.owner,
+            title: record.title, status: status, createdAt: record.created, expiresAt: record.expires,
+            clicks: counted.count, lastOpenedAt: counted.lastOpened)
+    }
+
+    private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {
+        func refuse(_ message: String) -> LinkError { LinkError(.invalid, message) }
+        guard !request.route.isEmpty, request.route.utf8.count <= Caps.routeBytes else {
+            throw refuse("route must be 1–\(Caps.routeBytes) bytes")
+        }
+        guard params.count <= Caps.params else { throw refuse("at most \(Caps.params) params") }
+        for (key, value) in params where key.utf8.count > Caps.paramKeyBytes || value.utf8.count > Caps.paramValueBytes {
+            throw refuse("param names are at most \(Caps.paramKeyBytes) bytes and values \(Caps.paramValueBytes)")
+        }
+        if let owner = request.owner, owner.isEmpty || owner.utf8.count > Caps.ownerBytes {
+            throw refuse("owner must be 1–\(Caps.ownerBytes) bytes")
+        }
+        if let title = request.title, title.utf8.count > Caps.titleBytes {
+            throw refuse("title is at most \(Caps.titleBytes) bytes")
+        }
+    }
+
+    /// Runs a store call; a store failure becomes `storeUnavailable` (the API's 503, never a 500), an existing id
+    /// `conflict`.
+    static func storing<T>(_ body: () async throws -> T) async throws(LinkError) -> T {
+        do {
+            return try await body()
+        } catch let error as LinkError {
+            throw error
+        } catch let error as LinkStoreError where error.code == .conflict {
+            throw LinkError(.conflict, error.message)
+        } catch {
+            throw LinkError(.storeUnavailable, "the store failed; retry later")
+        }
+    }
+}
+
+/// Share-path lookups: which app a token belongs to, by the request's host.
+extension LinkService {
+    /// The longest token considered (an Ed25519 token is 126 characters).
+    static let maxTokenBytes = 128
+
+    /// The app and status of a token: the app whose share host is the request's host, else the first app whose
+    /// keys verify it. Every candidate is tried the same way, so an unknown token costs what a valid one does.
+    /// Reads the link record on a cache miss; records no metric (the caller counts the verdict it answers).
+    func shareStatus(token: String, host: String?, now: Date = Date()) async -> (app: String?, status: LinkStatus) {
+        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
+        for app in candidates(host: host) {
+            let status = await status(token: token, app: app, now: now)
+            if status != .unknown { return (app, status) }
+        }
+        return (nil, .unknown)
+    }
+
+    /// `shareStatus` decided from memory; nil when a link record must be read first.
+    func shareStatusInMemory(token: String, host: String?, now: Date = Date()) -> (app: String?, status: LinkStatus)? {
+        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
+        for app in candidates(host: host) {
+            switch memoryStatus(token: token, app: app, now: now) {
+            case .decided(.unknown): continue
+            case .decided(let status): return (app, status)
+            case .needsRecord: return nil
+            }
+        }
+        return (nil, .unknown)
+    }
+
+    private func candidates(host: String?) -> [String] {
+        if let host = host.map(Authority.hostname), let app = router.shareApp(host: host) { return [app] }
+        return router.shareAppIDs
+    }
+}

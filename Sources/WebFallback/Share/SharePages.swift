@@ -1,0 +1,217 @@
+import Foundation
+import LinkRouter
+import AsyncTimeouts
+import Synchronization
+
+/// What a browser gets for a share token: the landing page with the origin's preview, the "no longer available"
+/// page, the QR code. Previews come from each app's origin (`origin` in its manifest) through `OriginClient`; a fetch
+/// never holds a page longer than `previewWait`, and at most `maxOriginFetches` run at once — past either bound the
+/// page goes out without a preview (the fetch still fills the cache for the next visitor).
+///
+/// `Page` is the form the server sends a page in (made once per rendering by `makePage`, and cached in that form):
+/// this module renders, caches and waits; it knows nothing of HTTP servers.
+public final class SharePages<Page: Sendable>: Sendable {
+    /// The renderer of every page.
+    public let renderer: PageRenderer
+    /// The compiled manifests.
+    public let router: Router
+    /// The longest a page waits for an origin's preview.
+    public let previewWait: Duration
+    /// Origin fetches in flight; closed at shutdown (`OriginFetchService`).
+    public let fetches: OriginFetches
+    private let origins: [String: OriginClient]
+    private let makePage: @Sendable (RenderedPage) -> Page
+    /// Landing pages as rendered, by token and client kind, for `renderedPageSeconds`: rendering (Mustache, HTML
+    /// escaping) costs far more than the rest of the request. Only the page is kept: the link's status is decided
+    /// afresh on every request, so a revocation still bites at once.
+    private let rendered: RenderedPages<Page>
+    /// How long a rendered landing page is reused.
+    public static var renderedPageSeconds: Double { 10 }
+
+    /// Renders the unavailable pages of every app once and prepares an `OriginClient` per app with an origin.
+    /// - Parameters:
+    ///   - makePage: turns a rendered page into the form the server sends (called once per rendering).
+    /// - Throws: `PageError` when the templates cannot be read.
+    public init(
+        router: Router, templates: PageConfiguration, previewWait: Duration, maxOriginFetches: Int,
+        makePage: @escaping @Sendable (RenderedPage) -> Page
+    ) throws(PageError) {
+        self.renderer = try PageRenderer(configuration: templates)
+        self.router = router
+        self.previewWait = previewWait
+        self.makePage = makePage
+        self.rendered = RenderedPages(capacity: 4096)
+        self.fetches = OriginFetches(limit: maxOriginFetches)
+        var origins: [String: OriginClient] = [:]
+        var gonePages: [String: Page] = [:]
+        var unknownPages: [String: Page] = [:]
+        for manifest in router.manifests {
+            gonePages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: true))
+            unknownPages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: false))
+            guard let origin = manifest.origin else { continue }
+            origins[manifest.app] = OriginClient(configuration: OriginConfiguration(
+                baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
+        }
+        self.origins = origins
+        self.gonePages = gonePages
+        self.unknownPages = unknownPages
+        self.unknownWithoutApp = makePage(Self.unavailable(renderer, app: nil, gone: false))
+        self.goneWithoutApp = makePage(Self.unavailable(renderer, app: nil, gone: true))
+    }
+
+    /// The landing page of a valid link (200), or the unavailable page (410) when the origin says the item is gone,
+    /// made from memory: a page rendered in the last `renderedPageSeconds`, else the origin's cached answer.
+    /// Nil when the origin must be asked first (`fetchPreview`), unless `afterFetch`: then the page goes out with
+    /// whatever the cache holds (a stale preview, or none).
+    /// `title` (the link's own, shown when the origin gives none) is read only when the page is rendered.
+    public func landing(
+        app: String, token: String, target: ShareLinkTarget, title: @autoclosure () -> String?, client: UserAgentKind,
+        afterFetch: Bool
+    ) -> (page: Page, deleted: Bool)? {
+        let key = RenderedPageKey(token: token, client: client)
+        if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
+        guard let manifest = router.manifest(app: app) else { return (unknownWithoutApp, false) }
+        let origin = origins[app]
+        let cached = origin?.cachedPreview(params: target.params)
+        var preview: Preview?
+        if origin != nil {
+            guard cached?.fresh == true || afterFetch else { return nil }
+            switch cached?.result {
+            case .deleted: return (gonePage(app: app), true)
+            case .preview(let fetched): preview = fetched
+            case .unavailable, nil: preview = nil
+            }
+        }
+        if preview == nil, let title = title(), !title.isEmpty { preview = Preview(title: title) }
+        let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
+        let customURL = Self.customSchemeURL(manifest, shareURL: shareURL)
+        let open = switch client {
+        case .iOS, .android: customURL ?? shareURL
+        case .desktop, .crawler: manifest.webFallbackURL ?? shareURL
+        }
+        let page = LandingPage(
+            app: Self.pageInfo(manifest), shareURL: shareURL, openInAppURL: open,
+            customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
+        let ready = makePage(renderer.landing(page, for: client))
+        // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
+        if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }
+        return (ready, false)
+    }
+
+    /// The unavailable page of a revoked, expired or deleted link of `app` (410; without an app's call to action
+    /// when `app` names none).
+    public func gonePage(app: String?) -> Page {
+        app.flatMap { gonePages[$0] } ?? goneWithoutApp
+    }
+
+    /// The unavailable page of an unknown token (404) asked for on `host` (the request's `Host`, port allowed): the
+    /// page of the app that claims the host (`Router.shareApp(host:)`, its share hosts or hosts) — the same body as
+    /// that app's 410 page, with its name, call to action and store buttons — else the page naming no app.
+    /// It depends on the host alone, never on the token, so nothing tells a malformed, a forged and an
+    /// unknown-key token apart.
+    public func unknownPage(host: String?) -> Page {
+        guard let host, let app = router.shareApp(host: Authority.hostname(host)) else { return unknownWithoutApp }
+        return unknownPages[app] ?? unknownWithoutApp
+    }
+
+    /// The 410 page of each app, rendered once, and the one naming no app.
+    private let gonePages: [String: Page]
+    private let goneWithoutApp: Page
+    /// The 404 page of each app (the body of its 410 page), rendered once, and the one naming no app.
+    private let unknownPages: [String: Page]
+    private let unknownWithoutApp: Page
+
+    /// The unavailable page: 410 when `gone`, else 404, with the manifest's `share.message` as its headline. `app` is
+    /// nil when the token named none.
+    private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
+        renderer.unavailable(UnavailablePage(
+            app: manifest.map(pageInfo), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(callToAction),
+            message: manifest?.share?.unavailableMessage))
+    }
+
+    /// The QR code (SVG) of a link's share URL.
+    public func qrCode(app: String, token: String) -> String? {
+        guard let url = router.shareURL(app: app, token: token) else { return nil }
+        return renderer.qrCodes.svg(for: url, moduleSize: 8)
+    }
+
+    // MARK: Previews
+
+    /// Asks the origin for the preview of the item `params` name unless a fresh answer is cached, waiting at most
+    /// `previewWait` (the fetch goes on and fills the cache for the next visitor). With `maxOriginFetches` fetches
+    /// in flight it does not ask.
+    public func fetchPreview(app: String, params: [String: String]) async {
+        guard let client = origins[app], client.cachedPreview(params: params)?.fresh != true, fetches.enter() else { return }
+        let fetches = self.fetches
+        let fetch = Task { () -> PreviewResult in
+            defer { fetches.leave() }
+            return await client.preview(params: params)
+        }
+        _ = await Deadline.value(of: fetch, within: previewWait)
+    }
+
+    // MARK: Manifest → page models
+
+    /// The app as pages show it.
+    static func pageInfo(_ manifest: AppManifest) -> AppPageInfo {
+        AppPageInfo(
+            appID: manifest.app, displayName: manifest.displayName, appStoreID: manifest.appStoreID,
+            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL,
+            badges: manifest.share?.badges ?? [:])
+    }
+
+    /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
+    /// router resolves like the https link.
+    static func customSchemeURL(_ manifest: AppManifest, shareURL: String) -> String? {
+        guard let scheme = manifest.schemes.first, let path = URLComponents(string: shareURL)?.percentEncodedPath else { return nil }
+        return "\(scheme):/" + path
+    }
+
+    /// The web page's call to action: the screen the manifest's `share.cta` gives a signed-out person, as a link
+    /// into the app when that route has a parameterless path, else the app's web fallback.
+    static func callToAction(_ manifest: AppManifest) -> CallToAction? {
+        let route = manifest.share?.cta[manifest.unauthenticatedState].flatMap { manifest.routes[$0] }
+        if let route, let host = manifest.hosts.first,
+           let path = route.patterns.first(where: { !$0.contains(":") && !$0.contains("*") && !$0.contains("(") }) {
+            return CallToAction(label: "Open \(manifest.displayName)", url: "https://\(host)\(path)")
+        }
+        return manifest.webFallbackURL.map { CallToAction(label: "Get \(manifest.displayName)", url: $0) }
+    }
+
+    /// `/v1/previews/flows/:flowId` → `/v1/previews/flows/{flowId}` (OriginClient's template syntax).
+    static func braceTemplate(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
+    }
+}
+
+/// What a rendered landing page is kept under: the token and the kind of client it was made for.
+struct RenderedPageKey: Hashable, Sendable {
+    let token: String
+    let client: UserAgentKind
+}
+
+/// Rendered landing pages by token and client kind, each with the time it was made; bounded (starts over when full).
+final class RenderedPages<Page: Sendable>: Sendable {
+    private let entries = Mutex<[RenderedPageKey: (made: ContinuousClock.Instant, page: Page)]>([:])
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// The page made for `key` less than `maxAge` seconds ago.
+    func page(for key: RenderedPageKey, maxAge: Double) -> Page? {
+        entries.withLock { entries in
+            guard let entry = entries[key], ContinuousClock.now - entry.made < .milliseconds(Int(maxAge * 1000)) else { return nil }
+            return entry.page
+        }
+    }
+
+    /// Keeps `page` for `key` (the whole cache starts over when it is full).
+    func store(_ page: Page, for key: RenderedPageKey) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = (ContinuousClock.now, page)
+        }
+    }
+}

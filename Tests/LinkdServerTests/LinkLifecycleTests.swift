@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import LinkRouter
+import LinkStore
+import Logging
+import LinkdTestSupport
+import Testing
+import TokenSigning
+
+@testable import LinkdServer
+
+@Suite("API: share-link life cycle")
+struct LinkLifecycleTests {
+    @Test("create → resolve → share path → inspect → revoke → resolve is unavailable → share path 410", arguments: StoreKind.allCases)
+    func lifecycle(backend: StoreKind) async throws {
+        try await withAPI(on: backend) { api in
+            let key = try await api.clientKey(app: "handz")
+            let link = try await api.createHandzLink(key: key)
+            let id = try #require(link["id"] as? String)
+            let token = try #require(link["token"] as? String)
+            let url = try #require(link["url"] as? String)
+            #expect(url == "https://links.handz.example/s/\(token)")
+            #expect(token.count == 83)
+
+            let active = try await api.resolve(url, state: "free")
+            #expect(active["outcome"] as? String == "route")
+            #expect(active["route"] as? String == "Library/FlowDetail")
+            #expect((active["link"] as? [String: Any])?["status"] as? String == "active")
+            #expect((active["link"] as? [String: Any])?["id"] as? String == id)
+
+            let get = try await api.call(.get, "/v1/resolve?url=\(url)&state=signedOut")
+            #expect(get.status == 200)
+            #expect(get.headers[.cacheControl] == "no-store")
+
+            let open = try await api.call(.get, "/s/\(token)")
+            #expect(open.status == 200)
+            #expect(open.headers[.cacheControl] == "no-store")
+            _ = try await api.call(.get, "/s/\(token)")
+
+            let inspected = try await api.call(.get, "/v1/links/\(id)", key: key)
+            #expect(inspected.status == 200)
+            #expect(inspected.string("status") == "active")
+            #expect(inspected.json["clicks"] as? Int == 2)
+            #expect(inspected.string("lastOpenedAt") != nil)
+            #expect(inspected.string("owner") == "u1")
+
+            let revoked = try await api.call(.delete, "/v1/links/\(id)", key: key)
+            #expect(revoked.status == 200)
+            #expect(revoked.string("status") == "revoked")
+
+            let unavailable = try await api.resolve(url, state: "signedOut")
+            #expect(unavailable["outcome"] as? String == "linkUnavailable")
+            #expect(unavailable["route"] as? String == "ShareLink/Unavailable")
+            #expect(unavailable["message"] as? String == "This link is no longer available.")
+            #expect(unavailable["cta"] as? String == "Auth/WelcomeGate")
+            #expect((unavailable["link"] as? [String: Any])?["status"] as? String == "revoked")
+
+            #expect(try await api.call(.get, "/s/\(token)").status == 410)
+            #expect(try await api.call(.delete, "/v1/links/\(id)", key: key).status == 200)  // idempotent
+            #expect(try await api.call(.get, "/v1/links/\(id)", key: key).string("status") == "revoked")
+
+            let audit = try await api.call(.get, "/v1/admin/audit?limit=10", key: api.adminKey)
+            let actions = (audit.json["entries"] as? [[String: Any]])?.compactMap { $0["action"] as? String } ?? []
+            #expect(actions.contains("link.revoke"))
+        }
+    }
+
+    @Test("a forged, truncated or foreign token is unknown: 404 on the share path, unknown in resolutions", arguments: StoreKind.allCases)
+    func unknownTokens(backend: StoreKind) async throws {
+        try await withAPI(on: backend) { api in
+            let key = try await api.clientKey(app: "handz")
+            let token = try #require(try await api.createHandzLink(key: key)["token"] as? String)
+            var forged = Array(token)
+            forged[forged.count - 1] = forged.last == "A" ? "B" : "A"
+            let candidates = [String(forged), String(token.dropLast()), "AAAA", String(repeating: "A", count: 500)]
+            var bodies = Set<String>()
+            for candidate in candidates {
+                let reply = try await api.call(.get, "/s/\(candidate)")
+                #expect(reply.status == 404)
+                bodies.insert(reply.text)
+                let resolution = try await api.resolve("https://links.handz.example/s/\(candidate)", state: "free")
+                #expect(resolution["outcome"] as? String == "linkUnavailable")
+                #expect((resolution["link"] as? [String: Any])?["status"] as? String == "unknown")
+            }
+            #expect(bodies.count == 1, "no oracle between malformed, forged and unknown")
+            // A valid Handz token presented as an Ordentus link is unknown there.
+            let foreign = try await api.resolve("https://links.ordentus.example/s/\(token)", state: "signedIn")
+            #expect((foreign["link"] as? [String: Any])?["status"] as? String == "unknown")
+        }
+    }
+
+    @Test("an expired link is unavailable (expired), not unknown, in resolutions and on the share path")
+    func expiry() async throws {
+        let dir = temporaryDataDir()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let store = try await StoreFront.openSQLite(path: dir + "/linkd.sqlite")
+        let keyring = try Keyring(store: MemoryKeyringStore(), masterKey: MasterKey(bytes: SecureRandom.bytes(32)))
+        try keyring.generate(app: "handz", suite: .hmacSHA256)
+        let router = try ServerBootstrap.loadRouter(exampleManifests, environment: [:])
+        let service = LinkService(
+            store: store, keyring: keyring, router: router, clicks: ClickBuffer(), metrics: ServerMetrics(),
+            defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
+        let request = CreateLinkRequest(route: "Library/FlowDetail", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+        let twoHoursAgo = Date().addingTimeInterval(-7200)
+        let created = try await service.create(request, app: "handz", now: twoHoursAgo)
+        #expect(await service.status(token: created.token, app: "handz", now: twoHoursAgo.addingTimeInterval(60)) != .unknown)
+        #expect(await service.status(token: created.token, app: "handz", now: Date()) == .unavailable(linkID: nil, reason: .expired))
+        let resolution = await service.resolve(url: created.url, state: "free", app: nil)
+        #expect(resolution.outcome == .linkUnavailable)
+        #expect(resolution.link?.status == "expired")
+        let (_, verdict) = await service.shareStatus(token: created.token, host: "links.handz.example")
+        #expect(verdict == .unavailable(linkID: nil, reason: .expired))
+    }
+
+    @Test("an expired link answers 410 on the share path over HTTP, and expired in the inspector and resolutions", arguments: StoreKind.allCases)
+    func expiryOverHTTP(backend: StoreKind) async throws {
+        try await withAPI(on: backend) { api in
+            // A link made two hours ago with a one-hour life, signed with the server's own active key: a second
+            // LinkService on the server's store and keys, with the clock set back.
+            let masterKey = try MasterKey.loadOrCreate(at: api.configuration.dataDir + "/master.key", environment: [:])
+            let keys = try await KeyAdministration.open(store: api.store, masterKey: masterKey, logger: Logger(label: "test"))
+            let service = LinkService(
+                store: api.store, keyring: keys.keyring, router: try ServerBootstrap.loadRouter(exampleManifests, environment: [:]),
+                clicks: ClickBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
+            let request = CreateLinkRequest(route: "Library/FlowDetail", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+            let created = try await service.create(request, app: "handz", now: Date().addingTimeInterval(-7200))
+
+            let open = try await api.call(.get, "/s/\(created.token)")
+            #expect(open.status == 410)
+            #expect(open.headers[.cacheControl] == "no-store")
+            #expect(try await api.call(.get, "/s/\(created.token)/qr.svg").status == 410)
+            let resolution = try await api.resolve(created.url, state: "free")
+            #expect(resolution["outcome"] as? String == "linkUnavailable")
+            #expect((resolution["link"] as? [String: Any])?["status"] as? String == "expired")
+            let key = try await api.clientKey(app: "handz")
+            #expect(try await api.call(.get, "/v1/links/\(created.id)", key: key).string("status") == "expired")
+            let inspected = try await api.call(.get, "/v1/links/\(created.id)", key: key)
+            #expect(inspected.json["clicks"] as? Int == 0, "an expired link counts no click")
+        }
+    }
+}

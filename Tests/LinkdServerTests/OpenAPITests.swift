@@ -1,0 +1,336 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LinkStore
+import LinkdTestSupport
+import Testing
+
+@testable import LinkdServer
+
+/// `docs/openapi.yaml` against the live server: every answer below must be a documented status, content type and
+/// (for JSON) match its schema, and every documented operation must be exercised.
+@Suite("OpenAPI document matches the server")
+struct OpenAPITests {
+    /// Sends requests and checks each answer against the document; remembers which operations were seen.
+    final class Checker: @unchecked Sendable {
+        let api: API
+        let document: OpenAPIDocument
+        private let lock = NSLock()
+        private var seenOperations = Set<String>()
+        private var seenStatuses: [String: Set<Int>] = [:]
+
+        init(api: API, document: OpenAPIDocument) {
+            self.api = api
+            self.document = document
+        }
+
+        /// Sends one request; `template` is the documented path it belongs to.
+        @discardableResult
+        func call(
+            _ method: HTTPRequest.Method, _ path: String, template: String? = nil, key: String? = nil,
+            json: [String: Any]? = nil, raw: String? = nil, contentType: String? = nil,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws -> Reply {
+            let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType)
+            let template = template ?? String(path.split(separator: "?", maxSplits: 1)[0])
+            record(method.rawValue, template, reply.status, reply.headers[.contentType], reply.text, reply.headers[.retryAfter], sourceLocation)
+            return reply
+        }
+
+        /// Sends a GET with a `Host` header (which the in-process client cannot set) over a raw connection.
+        @discardableResult
+        func get(_ path: String, host: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> RawConnection.Response {
+            let connection = try RawConnection(port: try #require(api.client.port))
+            try await connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+            let reply = try await connection.read()
+            record("GET", path, reply.status, reply.header("Content-Type"), reply.text, reply.header("Retry-After"), sourceLocation)
+            return reply
+        }
+
+        /// Checks one answer against the document (a 429 must say when to retry) and remembers it.
+        private func record(
+            _ method: String, _ template: String, _ status: Int, _ contentType: String?, _ body: String, _ retryAfter: String?,
+            _ sourceLocation: SourceLocation
+        ) {
+            var problems = document.problems(method: method, template: template, status: status, contentType: contentType, body: body)
+            if status == 429, (retryAfter.flatMap { Int($0) } ?? 0) < 1 {
+                problems.append("\(method) \(template) → 429 without a Retry-After of whole seconds ≥ 1: \(retryAfter ?? "none")")
+            }
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
+            lock.withLock {
+                seenOperations.insert("\(method) \(template)")
+                seenStatuses["\(method) \(template)", default: []].insert(status)
+            }
+        }
+
+        var operations: Set<String> { lock.withLock { seenOperations } }
+        var statuses: [String: Set<Int>] { lock.withLock { seenStatuses } }
+    }
+
+    @Test("every documented operation answers as documented, and every documented status is answered", arguments: StoreKind.allCases)
+    func documentMatchesServer(backend: StoreKind) async throws {
+        let document = try OpenAPIDocument()
+        // The statuses seen per operation, over both servers below.
+        let seen = SeenStatuses()
+        try await withAPI(on: backend) { api in
+            let check = Checker(api: api, document: document)
+            let admin = api.adminKey
+
+            // API keys.
+            let made = try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "app": "handz", "label": "openapi"])
+            #expect(made.status == 201)
+            let client = try #require(made.string("key"))
+            let spare = try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "admin", "label": "spare"])
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "label": "no app"]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, json: ["kind": "client", "app": "nope", "label": "x"]), 404)
+            expectStatus(try await check.call(.post, "/v1/admin/api-keys", key: admin, raw: "kind=client", contentType: "text/plain"), 415)
+            expectStatus(try await check.call(.get, "/v1/admin/api-keys", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/api-keys", key: client), 403)
+            let spareID = try #require(spare.string("id"))
+            expectStatus(try await check.call(.delete, "/v1/admin/api-keys/\(spareID)", template: "/v1/admin/api-keys/{id}", key: admin), 200)
+            expectStatus(try await check.call(.delete, "/v1/admin/api-keys/key_000000000000", template: "/v1/admin/api-keys/{id}", key: admin), 404)
+
+            // Links.
+            let flow = ["flowId": UUID().uuidString.lowercased()]
+            let created = try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow, "owner": "u1", "title": "Flow"])
+            #expect(created.status == 201)
+            let id = try #require(created.string("id")), token = try #require(created.string("token")), url = try #require(created.string("url"))
+            expectStatus(try await check.call(.post, "/v1/links", json: ["route": "Library/FlowDetail"]), 401)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "{", contentType: "application/json"), 400)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/Home"]), 422)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "route", contentType: "text/plain"), 415)
+            let oversized = "{\"route\":\"" + String(repeating: "r", count: api.configuration.maxBodyBytes) + "\"}"
+            expectStatus(try await check.call(.post, "/v1/links", key: client, raw: oversized, contentType: "application/json"), 413)
+            expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
+            expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}"), 401)
+            expectStatus(try await check.call(.get, "/v1/links/\(String(repeating: "0", count: 32))", template: "/v1/links/{id}", key: client), 404)
+
+            // Resolution, before and after revocation, and the share path.
+            let resolved = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
+            #expect(resolved.status == 200 && resolved.string("outcome") == "route")
+            expectStatus(try await check.call(.get, "/v1/resolve?url=handz://library&state=free", template: "/v1/resolve"), 200)
+            expectStatus(try await check.call(.get, "/v1/resolve?url=notaurl", template: "/v1/resolve"), 200)
+            expectStatus(try await check.call(.get, "/v1/resolve", template: "/v1/resolve"), 400)
+            expectStatus(try await check.call(.post, "/v1/resolve", json: ["url": url, "colour": "red"]), 400)
+            expectStatus(try await check.call(.post, "/v1/resolve", raw: url, contentType: "text/plain"), 415)
+            let longURL = "{\"url\":\"" + String(repeating: "u", count: 9000) + "\"}"
+            expectStatus(try await check.call(.post, "/v1/resolve", raw: longURL, contentType: "application/json"), 413)
+            expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 200)
+            expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 200)
+            expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
+            let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
+            #expect(unavailable.string("outcome") == "linkUnavailable")
+            expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 410)
+            expectStatus(try await check.call(.get, "/s/not-a-token", template: "/s/{token}"), 404)
+            expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 410)
+            expectStatus(try await check.call(.get, "/s/not-a-token/qr.svg", template: "/s/{token}/qr.svg"), 404)
+            expectStatus(try await check.call(.get, "/static/linkd.css"), 200)
+            // The in-process client always sends Host: localhost, which no manifest serves (200s: WebPagesTests).
+            expectStatus(try await check.call(.get, "/.well-known/apple-app-site-association"), 404)
+            expectStatus(try await check.call(.get, "/.well-known/assetlinks.json"), 404)
+            expectStatus(try await check.call(.delete, "/v1/links/\(String(repeating: "a", count: 32))", template: "/v1/links/{id}", key: client), 404)
+
+            // .ics
+            let ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTART:20261201T100000Z\r\nURL:\(url)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            expectStatus(try await check.call(.post, "/v1/resolve/ics?state=free", template: "/v1/resolve/ics", raw: ics, contentType: "text/calendar"), 200)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: ics, contentType: "application/json"), 415)
+            let longLine = "BEGIN:VCALENDAR\r\nX-LONG:" + String(repeating: "l", count: 300_000) + "\r\nEND:VCALENDAR\r\n"
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: longLine, contentType: "text/calendar"), 422)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: "hello", contentType: "text/calendar"), 200)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics?state=", template: "/v1/resolve/ics", raw: ics, contentType: "text/calendar"), 400)
+
+            // Keys: list, rotate, retire.
+            expectStatus(try await check.call(.get, "/v1/admin/keys?app=handz", template: "/v1/admin/keys", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/keys?app=nope", template: "/v1/admin/keys", key: admin), 404)
+            expectStatus(try await check.call(.get, "/v1/admin/keys", key: client), 403)
+            expectStatus(try await check.call(.get, "/v1/admin/keys"), 401)
+            let oldKid = try #require(keyID(ofToken: token))
+            let rotated = try await check.call(.post, "/v1/admin/keys/handz/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin)
+            #expect(rotated.status == 200)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin, json: ["suite": "rsa"]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/nope/rotate", template: "/v1/admin/keys/{app}/rotate", key: admin), 404)
+            let activeKid = try #require(rotated.json["kid"] as? Int)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/\(activeKid)/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 409)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/\(oldKid)/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 200)
+            expectStatus(try await check.call(.post, "/v1/admin/keys/handz/999999/retire", template: "/v1/admin/keys/{app}/{kid}/retire", key: admin), 404)
+
+            // Owner revocation and audit.
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "handz", "owner": "u1"]), 200)
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "handz", "owner": ""]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/revocations", key: admin, json: ["app": "nope", "owner": "u1"]), 404)
+            expectStatus(try await check.call(.get, "/v1/admin/audit?limit=5", template: "/v1/admin/audit", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/audit?limit=0", template: "/v1/admin/audit", key: admin), 400)
+
+            // Ops.
+            expectStatus(try await check.call(.get, "/healthz"), 200)
+            expectStatus(try await check.call(.get, "/readyz"), 200)
+            expectStatus(try await check.call(.get, "/metrics"), 200)
+
+            // The well-known files of a host the manifests serve (the Host header decides).
+            expectStatus(try await check.get("/.well-known/apple-app-site-association", host: "links.handz.example"), 200)
+            expectStatus(try await check.get("/.well-known/assetlinks.json", host: "links.handz.example"), 200)
+
+            // Bodies the admin endpoints refuse: malformed, oversized, of the wrong type.
+            let hugeJSON = "{\"suite\":\"" + String(repeating: "s", count: api.configuration.maxBodyBytes) + "\"}"
+            let bodies: [(String, String)] = [("/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"), ("/v1/admin/revocations", "/v1/admin/revocations"),
+                                              ("/v1/admin/api-keys", "/v1/admin/api-keys")]
+            for (path, template) in bodies {
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: "{", contentType: "application/json"), 400)
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: hugeJSON, contentType: "application/json"), 413)
+                expectStatus(try await check.call(.post, path, template: template, key: admin, raw: "suite=x", contentType: "text/plain"), 415)
+            }
+            let hugeCalendar = String(repeating: "X", count: 1_100_000)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: hugeCalendar, contentType: "text/calendar"), 413)
+
+            // A client key on every admin endpoint: 403.
+            for (method, path, template) in Self.adminOperations(kid: oldKid, apiKeyID: spareID) {
+                expectStatus(try await check.call(method, path, template: template, key: client, json: Self.body(template)), 403)
+            }
+            // A client key whose app is no longer loaded (its manifest removed since the key was made).
+            let (orphan, orphanSecret) = APIKeyAuthenticator.makeKey(kind: .client, app: "retired-app", label: "orphan")
+            try await api.faults.base.insertAPIKey(orphan)
+            expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "Library/FlowDetail", "params": flow]), 403)
+
+            // A link id the store already has (a 2^-128 collision, injected): 409.
+            api.faults.fault = .linkIDCollision
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow]), 409)
+            // The store does not answer: every authenticated endpoint 503 (the key cannot be looked up), /readyz 503.
+            api.faults.fault = .unavailable
+            for (method, path, template) in Self.authenticatedOperations(linkID: id, kid: oldKid, apiKeyID: spareID) {
+                let reply = try await check.call(method, path, template: template, key: admin, json: Self.body(template))
+                expectStatus(reply, 503)
+                #expect(reply.errorCode == "store_unavailable")
+            }
+            let notReady = try await check.call(.get, "/readyz")
+            expectStatus(notReady, 503)
+            #expect(notReady.errorCode == "not_ready")
+            api.faults.fault = .none
+            expectStatus(try await check.call(.get, "/readyz"), 200)
+            seen.add(check.statuses)
+
+            let missing = document.operations.subtracting(check.operations)
+            #expect(missing.isEmpty, "documented but not exercised: \(missing.sorted())")
+            let undocumented = check.operations.subtracting(document.operations)
+            #expect(undocumented.isEmpty, "exercised but not documented: \(undocumented.sorted())")
+        }
+
+        // A second server for the refusals that use up per-address budgets: 401 on the endpoints above did not
+        // refuse yet (a first server would run out of failed authentications), then 429 everywhere.
+        try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
+            let check = Checker(api: api, document: document)
+            for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
+            where !["POST /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)") {
+                expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
+            }
+            var statuses: [Int] = []
+            for _ in 0..<10 where statuses.last != 429 {
+                statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status)
+            }
+            #expect(statuses.last == 429, "\(statuses)")
+            for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000") {
+                expectStatus(try await check.call(method, path, template: template, key: api.adminKey, json: Self.body(template)), 429)
+            }
+            statuses = []
+            for _ in 0..<10 where statuses.last != 429 {
+                statuses.append(try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve").status)
+            }
+            #expect(statuses.last == 429, "\(statuses)")
+            expectStatus(try await check.call(.post, "/v1/resolve", json: ["url": "handz://library"]), 429)
+            expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", contentType: "text/calendar"), 429)
+            expectStatus(try await check.call(.get, "/s/AAAA", template: "/s/{token}"), 429)
+            expectStatus(try await check.call(.get, "/s/AAAA/qr.svg", template: "/s/{token}/qr.svg"), 429)
+            seen.add(check.statuses)
+        }
+
+        // Every documented status of every operation has been answered at least once.
+        var unseen: [String] = []
+        for (operation, statuses) in document.documentedStatuses {
+            for status in statuses.subtracting(seen.all[operation] ?? []).sorted() { unseen.append("\(operation) → \(status)") }
+        }
+        #expect(unseen.isEmpty, "documented but never answered: \(unseen.sorted())")
+    }
+
+    /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).
+    static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
+        [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
+            + adminOperations(kid: kid, apiKeyID: apiKeyID)
+    }
+
+    /// Every admin endpoint, with a path to call it by: (method, path, documented template).
+    static func adminOperations(kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
+        [
+            (.get, "/v1/admin/keys", "/v1/admin/keys"),
+            (.post, "/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"),
+            (.post, "/v1/admin/keys/handz/\(kid)/retire", "/v1/admin/keys/{app}/{kid}/retire"),
+            (.post, "/v1/admin/revocations", "/v1/admin/revocations"),
+            (.post, "/v1/admin/api-keys", "/v1/admin/api-keys"),
+            (.get, "/v1/admin/api-keys", "/v1/admin/api-keys"),
+            (.delete, "/v1/admin/api-keys/\(apiKeyID)", "/v1/admin/api-keys/{id}"),
+            (.get, "/v1/admin/audit", "/v1/admin/audit"),
+        ]
+    }
+
+    /// A valid body for the operations that take one (so that only the key decides the answer).
+    static func body(_ template: String) -> [String: Any]? {
+        switch template {
+        case "/v1/links": ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()]]
+        case "/v1/admin/revocations": ["app": "handz", "owner": "nobody"]
+        case "/v1/admin/api-keys": ["kind": "client", "app": "handz", "label": "x"]
+        default: nil
+        }
+    }
+
+    @Test("the checker refuses answers the document does not allow")
+    func checkerRefuses() throws {
+        let document = try OpenAPIDocument()
+        let created = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t","expiresAt":"2026-12-01T00:00:00Z"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: created).isEmpty)
+        let missing = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: missing).contains { $0.contains("missing expiresAt") })
+        let extra = created.dropLast() + #","secret":"x"}"#
+        #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: String(extra)).contains { $0.contains("undocumented field secret") })
+        let badError = #"{"error":{"code":"teapot","message":"x"}}"#
+        #expect(!document.problems(method: "POST", template: "/v1/links", status: 400, contentType: "application/json", body: badError).isEmpty)
+        #expect(!document.problems(method: "POST", template: "/v1/links", status: 418, contentType: "application/json", body: "{}").isEmpty)
+        #expect(!document.problems(method: "GET", template: "/healthz", status: 200, contentType: "text/html", body: "ok").isEmpty)
+        #expect(!document.problems(method: "PUT", template: "/v1/links", status: 200, contentType: nil, body: "").isEmpty)
+        let wrongType = #"{"keys":[{"app":"handz","kid":"1","suite":"ed25519","state":"active","createdAt":"2026-01-01T00:00:00Z","maxTokenLifetimeSeconds":1}]}"#
+        #expect(document.problems(method: "GET", template: "/v1/admin/keys", status: 200, contentType: "application/json", body: wrongType).contains { $0.contains("kid") })
+    }
+
+    @Test("rate-limited answers are documented, with Retry-After")
+    func rateLimitedAnswers() async throws {
+        let document = try OpenAPIDocument()
+        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 1; $0.authFailuresPerMinute = 1 }) { api in
+            let check = Checker(api: api, document: document)
+            _ = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
+            let limited = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
+            #expect(limited.status == 429 && limited.headers[.retryAfter] != nil)
+            expectStatus(try await check.call(.get, "/s/AAAA", template: "/s/{token}"), 429)
+            var statuses: [Int] = []
+            for _ in 0..<12 { statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status) }
+            #expect(statuses.first == 401 && statuses.last == 429, "\(statuses)")
+        }
+    }
+}
+
+/// The statuses answered per operation ("METHOD /template"), gathered over several servers.
+final class SeenStatuses: @unchecked Sendable {  // `statuses` behind `lock`
+    private let lock = NSLock()
+    private var statuses: [String: Set<Int>] = [:]
+
+    /// Adds a checker's statuses.
+    func add(_ more: [String: Set<Int>]) { lock.withLock { statuses.merge(more) { $0.union($1) } } }
+    /// Everything added so far.
+    var all: [String: Set<Int>] { lock.withLock { statuses } }
+}
+
+/// Expects `reply` to have `status`, showing the body when it does not.
+private func expectStatus(_ reply: Reply, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reply.status == status, "\(reply.text.prefix(300))", sourceLocation: sourceLocation)
+}
+
+/// Expects a raw `reply` to have `status`, showing the body when it does not.
+private func expectStatus(_ reply: RawConnection.Response, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reply.status == status, "\(reply.text.prefix(300))", sourceLocation: sourceLocation)
+}

@@ -1,0 +1,142 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LinkStore
+import LinkdTestSupport
+import Logging
+import NIOCore
+
+@testable import LinkdServer
+
+/// The demo manifests, by absolute path (tests do not depend on the working directory).
+let exampleManifests: [String] = ["coin", "handz", "ordentus", "story"].map {
+    LinkdProcess.repositoryRoot.appendingPathComponent("examples/\($0).yaml").path
+}
+
+/// One HTTP exchange with the live server.
+struct Reply {
+    let status: Int
+    let headers: HTTPFields
+    let text: String
+
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+    /// `error.code` of an error body.
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    /// A string field.
+    func string(_ key: String) -> String? { json[key] as? String }
+}
+
+/// A client of a live linkd server in this process (real port, real HTTP) with the first-start admin key.
+struct API {
+    let client: any TestClientProtocol
+    let adminKey: String
+    let configuration: ServerConfiguration
+    /// The server's store.
+    let store: StoreFront
+    /// The server's store's backend, through which a test can make it fail (`fault`) or reach the real one (`base`).
+    let faults: FaultInjectingBackend
+    /// The server's hot-route table.
+    let hotRoutes: HotRouteTable
+
+    /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is; `headers` are added.
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, key: String? = nil, json: [String: Any]? = nil,
+        raw: String? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            headers[.contentType] = "application/json"
+        }
+        if let raw { body = ByteBuffer(string: raw) }
+        if let contentType { headers[.contentType] = contentType }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    /// Makes a client key for `app` with the admin key.
+    func clientKey(app: String) async throws -> String {
+        let reply = try await call(.post, "/v1/admin/api-keys", key: adminKey, json: ["kind": "client", "app": app, "label": "test \(app)"])
+        guard reply.status == 201, let key = reply.string("key") else { throw HarnessError("cannot make a client key: \(reply.text)") }
+        return key
+    }
+
+    /// Creates a Handz share link of `Library/FlowDetail` and returns the answer (`id`, `token`, `url`).
+    func createHandzLink(key: String, owner: String = "u1", suite: String? = nil) async throws -> [String: Any] {
+        var body: [String: Any] = ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner, "title": "Flow"]
+        if let suite { body["suite"] = suite }
+        let reply = try await call(.post, "/v1/links", key: key, json: body)
+        guard reply.status == 201 else { throw HarnessError("cannot create a link: \(reply.status) \(reply.text)") }
+        return reply.json
+    }
+
+    /// `POST /v1/resolve` of `url` in `state`; the resolution.
+    func resolve(_ url: String, state: String) async throws -> [String: Any] {
+        let reply = try await call(.post, "/v1/resolve", json: ["url": url, "state": state])
+        guard reply.status == 200 else { throw HarnessError("resolve answered \(reply.status): \(reply.text)") }
+        return reply.json
+    }
+}
+
+/// The two stores; the API tests that touch the store run on both.
+enum StoreKind: String, CaseIterable, Sendable {
+    case sqlite, postgres
+
+    /// A fresh place for a store: a SQLite file path, or the URL of a new database on the test cluster.
+    func freshPlace() throws -> String {
+        switch self {
+        case .sqlite:
+            let dir = temporaryDataDir()
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            return dir + "/linkd.sqlite"
+        case .postgres:
+            return try TestPostgres.shared().freshDatabase()
+        }
+    }
+
+    /// Opens the store at `place`.
+    func open(_ place: String) async throws -> StoreFront {
+        switch self {
+        case .sqlite: try await StoreFront.openSQLite(path: place)
+        case .postgres: try await StoreFront.openPostgres(url: place, syncInterval: .milliseconds(200))
+        }
+    }
+}
+
+/// Starts a server on the demo manifests in a fresh data directory (and, for `.postgres`, a fresh database) and
+/// runs `body` against it. `logger`: where the server logs (default: swift-log's stderr handler).
+func withAPI(
+    on backend: StoreKind = .sqlite,
+    logger: Logger = Logger(label: "linkd"),
+    _ adjust: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @escaping @Sendable (API) async throws -> Void
+) async throws {
+    var configuration = ServerConfiguration(
+        port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning",
+        templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
+    if backend == .postgres {
+        configuration.database = try backend.freshPlace()
+        configuration.syncIntervalSeconds = 0.2
+    }
+    adjust(&configuration)
+    var wrapped: FaultInjectingBackend?
+    let server = try await buildServer(configuration: configuration, environment: [:], logger: logger, wrapBackend: { backend in
+        let faulty = FaultInjectingBackend(backend)
+        wrapped = faulty
+        return faulty
+    })
+    guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }
+    guard let faults = wrapped else { throw HarnessError("the store's backend was not wrapped") }
+    let frozen = configuration
+    let store = server.store, hotRoutes = server.hotRoutes
+    try await server.application.test(.live) { client in
+        try await body(API(client: client, adminKey: adminKey, configuration: frozen, store: store, faults: faults, hotRoutes: hotRoutes))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import LinkStore
+import Synchronization
+
+/// A backend that forwards every call to a real one until told to fail: then every database call throws, as a
+/// backend whose database went away does (the memory of the `StoreFront` over it goes on: cached records, the
+/// revocation set). Lets the API tests provoke the answers of a failing store — 503 `store_unavailable`, `/readyz`
+/// 503 — and a link-id collision (409). Wrap it in a front: `StoreFront(backend: FaultInjectingBackend(real))`.
+final class FaultInjectingBackend: StoreBackend {
+    /// What the backend does on calls that touch the database.
+    enum Fault: Sendable {
+        /// Forward (the real backend answers).
+        case none
+        /// Throw a storage error, as when the database does not answer.
+        case unavailable
+        /// `insertLink` throws `conflict` (the link id exists), everything else forwards.
+        case linkIDCollision
+    }
+
+    /// The real backend.
+    let base: any StoreBackend
+    private let current = Mutex<Fault>(.none)
+
+    /// Wraps `base`; no fault at first.
+    init(_ base: any StoreBackend) { self.base = base }
+
+    /// The fault in force from now on.
+    var fault: Fault {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    private func check() throws {
+        if case .unavailable = fault { throw LinkStoreError(.storage, "injected: the database does not answer") }
+    }
+
+    var description: String { base.description }
+    func ping() async throws { try check(); try await base.ping() }
+    func close() async { await base.close() }
+
+    // LinkTable
+    func insertLink(_ record: LinkRecord) async throws {
+        if case .linkIDCollision = fault { throw LinkStoreError(.conflict, "injected: link \(record.id) exists") }
+        try check()
+        try await base.insertLink(record)
+    }
+    func fetchLink(id: String) async throws -> LinkRecord? { try check(); return try await base.fetchLink(id: id) }
+    func revokeLink(id: String, at date: Date) async throws -> LinkRecord? { try check(); return try await base.revokeLink(id: id, at: date) }
+    func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+        try check()
+        return try await base.revokeLinks(app: app, owner: owner, at: date)
+    }
+    func markLinkDeleted(id: String) async throws -> LinkRecord? { try check(); return try await base.markLinkDeleted(id: id) }
+    func countLinks() async throws -> Int { try check(); return try await base.countLinks() }
+    func addClicks(_ clicks: [String: LinkClicks]) async throws { try check(); try await base.addClicks(clicks) }
+    func fetchClicks(linkID: String) async throws -> LinkClicks { try check(); return try await base.fetchClicks(linkID: linkID) }
+    func streamRevocations(into loader: RevocationLoader) async throws { try check(); try await base.streamRevocations(into: loader) }
+
+    // SigningKeyTable
+    func fetchKeyRecords() async throws -> [StoredKeyRecord] { try check(); return try await base.fetchKeyRecords() }
+    func saveKeyRecords(_ records: [StoredKeyRecord]) async throws { try check(); try await base.saveKeyRecords(records) }
+    func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try check()
+        return try await base.withKeyLock(body)
+    }
+
+    // APIKeyTable
+    func insertAPIKey(_ key: APIKeyRecord) async throws { try check(); try await base.insertAPIKey(key) }
+    func fetchAPIKey(secretHash: Data) async throws -> APIKeyRecord? { try check(); return try await base.fetchAPIKey(secretHash: secretHash) }
+    func revokeAPIKey(id: String, at date: Date) async throws -> Bool { try check(); return try await base.revokeAPIKey(id: id, at: date) }
+    func fetchAPIKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] { try check(); return try await base.fetchAPIKeys(kind: kind) }
+
+    // AuditTable
+    func appendAudit(_ entry: AuditEntry) async throws { try check(); try await base.appendAudit(entry) }
+    func fetchAuditLog(limit: Int) async throws -> [AuditEntry] { try check(); return try await base.fetchAuditLog(limit: limit) }
+
+    // ChangeFeed
+    var schedule: FeedSchedule? { base.schedule }
+    var propagationBound: Duration { base.propagationBound }
+    func currentVersion() async throws -> Int64 { try check(); return try await base.currentVersion() }
+    func changes(after version: Int64) async throws -> [StoreChange] { try check(); return try await base.changes(after: version) }
+    func listen(onListening: () async throws -> Void, onAnnouncement: () async throws -> Void) async throws {
+        try check()
+        try await base.listen(onListening: onListening, onAnnouncement: onAnnouncement)
+    }
+    func pruneChanges() async throws { try check(); try await base.pruneChanges() }
+}

@@ -1,0 +1,124 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to a server on a loopback address, for byte-exact HTTP/1.1 exchanges: pipelined requests, a
+/// `Connection: close` request, headers compared as sent. Its blocking socket calls run on a Dispatch thread, never
+/// on Swift's cooperative pool, which the in-process server under test needs.
+public final class RawConnection: @unchecked Sendable {
+    /// One response as read off the wire.
+    public struct Response: Sendable {
+        /// `HTTP/1.1 200 OK`
+        public let statusLine: String
+        /// Header fields in order, names as sent.
+        public let headers: [(name: String, value: String)]
+        /// The body (by `Content-Length`).
+        public let body: [UInt8]
+
+        /// The status code.
+        public var status: Int { Int(statusLine.split(separator: " ")[1]) ?? 0 }
+        /// The first value of a header, by case-insensitive name.
+        public func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+        /// The body as text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        /// Everything but `Date` and `Connection`, which may differ between two answers to the same request.
+        public var comparable: String {
+            let kept = headers.filter { !["date", "connection"].contains($0.name.lowercased()) }
+            return ([statusLine] + kept.map { "\($0.name): \($0.value)" }).joined(separator: "\n") + "\n\n" + text
+        }
+    }
+
+    private let socket: Int32
+    private var pending: [UInt8] = []
+
+    /// Connects to `host`:`port` (an IPv4 address, 127.0.0.1 by default); reads time out after 10 s.
+    public init(port: Int, host: String = "127.0.0.1") throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HarnessError("socket() failed") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = ipv4Address(host: host, port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw HarnessError("cannot connect to \(host):\(port)")
+        }
+    }
+
+    deinit { close(socket) }
+
+    /// Sends bytes as they are (one or more requests).
+    public func send(_ text: String) async throws {
+        try await Self.offPool { try self.sendBlocking(text) }
+    }
+
+    /// Reads the next response.
+    public func read() async throws -> Response {
+        try await Self.offPool { try self.readBlocking() }
+    }
+
+    /// Whether the server closed the connection (reads end of stream within the timeout).
+    public func isClosedByServer() async -> Bool {
+        (try? await Self.offPool { self.closedBlocking() }) ?? false
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private func sendBlocking(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw HarnessError("send failed") }
+            sent += count
+        }
+    }
+
+    private func readBlocking() throws -> Response {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        var end: Int?
+        while end == nil {
+            end = pending.indices.dropLast(3).first { Array(pending[$0..<$0 + 4]) == separator }
+            if end == nil { try fill() }
+        }
+        let head = String(decoding: pending[..<end!], as: UTF8.self).components(separatedBy: "\r\n")
+        pending.removeFirst(end! + 4)
+        let headers = head.dropFirst().map { line -> (name: String, value: String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let length = Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        while pending.count < length { try fill() }
+        let body = Array(pending[..<length])
+        pending.removeFirst(length)
+        return Response(statusLine: head[0], headers: headers, body: body)
+    }
+
+    private func closedBlocking() -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, 0) == 0
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw HarnessError("the connection ended or timed out") }
+        pending.append(contentsOf: chunk[..<count])
+    }
+}
+
+/// The IPv4 socket address of `host` (a dotted quad) and `port`, for `connect` and `bind`.
+public func ipv4Address(host: String, port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr(host)
+    return address
+}
