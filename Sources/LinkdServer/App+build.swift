@@ -1,9 +1,9 @@
-import Foundation
-import Hummingbird
+public import Foundation
+public import Hummingbird
 import HummingbirdCore
 import LinkRouter
-import LinkStore
-import Logging
+public import LinkStore
+public import Logging
 import NIOCore
 import NIOPosix
 import WebFallback

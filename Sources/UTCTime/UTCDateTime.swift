@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A moment as UTC calendar fields of the proleptic Gregorian calendar, to the millisecond, computed with integer
 /// arithmetic (Howard Hinnant's `days_from_civil` / `civil_from_days`). Foundation's calendar agrees from

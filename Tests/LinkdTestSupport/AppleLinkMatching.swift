@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Apple's universal-link matching of an apple-app-site-association file, as documented for
 /// `applinks.details[].components`, so tests can ask "would iOS open this URL in the app?":

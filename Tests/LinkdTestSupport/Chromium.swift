@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Debian's chromium, headless, as the tests' real browser.
 public enum Chromium {

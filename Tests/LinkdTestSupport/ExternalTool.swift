@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs real outside programs (python3 with segno, zbarimg, chromium) for the tests.
 public enum ExternalTool {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs the built `linkd` binary as a child process, for the CLI tests of every module.
 public enum LinkdProcess {

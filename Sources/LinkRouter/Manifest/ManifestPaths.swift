@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where manifests come from when none are named: the daemon's configuration and the CLI verbs share this rule.
 public enum ManifestPaths {

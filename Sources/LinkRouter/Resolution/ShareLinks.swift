@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the router hands to the caller's link lookup: the token as found in the URL.
 public struct ShareLinkQuery: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 // What a database behind linkd does, by concern. A backend runs SQL and nothing else: no cache, no revocation set.
 // `StoreFront` keeps the memory (record cache, revocation set) over it, once for every backend.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// The embedded database on SQLite: links, revocations, API keys, key records, clicks and the audit log, for one

@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import Synchronization
 
 /// What linkd asks of its store, whatever the database behind it: the memory front over a `StoreBackend`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Clicks counted on the request path (memory only), drained in batches into the store.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PostgresNIO
 
 // The links (with their revocations and clicks), API keys and audit log of the PostgreSQL backend.

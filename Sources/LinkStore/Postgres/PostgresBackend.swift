@@ -1,6 +1,6 @@
 import AsyncTimeouts
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import PostgresNIO
 import Synchronization
 

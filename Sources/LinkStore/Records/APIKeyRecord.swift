@@ -1,8 +1,7 @@
-import Foundation
-import GRDB
+public import Foundation
 
 /// What an API key may do.
-public enum APIKeyKind: String, Codable, Sendable, DatabaseValueConvertible {
+public enum APIKeyKind: String, Codable, Sendable {
     /// A client key: create and manage links of one app.
     case client
     /// An admin key: keys, revocations, audit log.
@@ -10,14 +9,7 @@ public enum APIKeyKind: String, Codable, Sendable, DatabaseValueConvertible {
 }
 
 /// A stored API key. Only the SHA-256 digest of the secret is kept.
-public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    /// The table the records are stored in.
-    public static let databaseTableName = "api_keys"
-    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
-    /// Dates as `StoredDate` reads them.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
-
+public struct APIKeyRecord: Codable, Sendable, Equatable {
     /// A public identifier of the key (shown in lists and the audit log).
     public var id: String
     /// Client or admin.
@@ -46,14 +38,7 @@ public struct APIKeyRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 }
 
 /// One audit log entry: an admin action.
-public struct AuditEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    /// The table the records are stored in.
-    public static let databaseTableName = "audit_log"
-    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
-    /// Dates as `StoredDate` reads them.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
-
+public struct AuditEntry: Codable, Sendable, Equatable {
     /// Sequence number (assigned by the store).
     public var seq: Int64?
     /// When it happened.
@@ -76,10 +61,7 @@ public struct AuditEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
 }
 
 /// A stored signing-key record: an opaque JSON blob owned by TokenSigning (secrets sealed).
-public struct StoredKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    /// The table the records are stored in.
-    public static let databaseTableName = "key_records"
-
+public struct StoredKeyRecord: Codable, Sendable, Equatable {
     /// The app of the key.
     public var app: String
     /// The key id.

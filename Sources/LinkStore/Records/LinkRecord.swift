@@ -1,8 +1,7 @@
-import Foundation
-import GRDB
+public import Foundation
 
 /// The lifecycle status of a stored share link.
-public enum LinkRecordStatus: String, Codable, Sendable, DatabaseValueConvertible {
+public enum LinkRecordStatus: String, Codable, Sendable {
     /// The link opens its target.
     case active
     /// An admin or the owner revoked it.
@@ -12,14 +11,7 @@ public enum LinkRecordStatus: String, Codable, Sendable, DatabaseValueConvertibl
 }
 
 /// One share link as stored: what a token opens, who owns it, and its status.
-public struct LinkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    /// The table the records are stored in.
-    public static let databaseTableName = "links"
-    /// Dates as `StoredDate` writes them (GRDB's text format, without loading ICU).
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
-    /// Dates as `StoredDate` reads them.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredDate.decoding }
-
+public struct LinkRecord: Codable, Sendable, Equatable {
     /// The link id: 32 lowercase hex characters (16 random bytes).
     public var id: String
     /// The app the link belongs to.

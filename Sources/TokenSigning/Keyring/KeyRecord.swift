@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The life-cycle state of a signing key.
 public enum KeyState: String, Codable, Sendable {

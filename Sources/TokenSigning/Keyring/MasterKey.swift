@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The 32-byte key that seals private key material at rest. Never printed.
 public struct MasterKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {

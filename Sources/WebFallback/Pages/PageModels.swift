@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the pages need to know about an app (built from its manifest by the server; plain values so pages
 /// can be rendered and tested without the router).

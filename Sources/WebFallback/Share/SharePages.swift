@@ -1,5 +1,5 @@
-import Foundation
-import LinkRouter
+public import Foundation
+public import LinkRouter
 import AsyncTimeouts
 import Synchronization
 

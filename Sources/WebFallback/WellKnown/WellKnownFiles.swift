@@ -1,5 +1,5 @@
-import Foundation
-import LinkRouter
+public import Foundation
+public import LinkRouter
 
 /// Why the well-known files could not be built.
 public struct WellKnownError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
-import TokenSigning
+public import TokenSigning
 
 /// Opens the local keyring in a data directory: `keys.json` and `master.key` (or `LINKD_MASTER_KEY`).
 enum LocalKeyring {
