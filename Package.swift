@@ -140,9 +140,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Runs the built `linkd` binary as a process, for the CLI tests of every module.
+        // Runs the built `linkd` binary as a process, for the CLI tests of every module; iOS's reading of an
+        // apple-app-site-association and the URLs to try against it (from LinkRouter's manifests).
         .target(
             name: "LinkdTestSupport",
+            dependencies: ["LinkRouter"],
             path: "Tests/LinkdTestSupport",
             swiftSettings: swiftSettings
         ),

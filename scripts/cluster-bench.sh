@@ -36,7 +36,7 @@ admin=$(grep -A1 "admin API key" "$work/a.out" | tail -1)
 post() { curl -sf -XPOST "$base_a$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$3"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
-url=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}' | field url)
+url=$(post /v1/links "$client" '{"route":"ShareLink/FlowView","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}' | field url)
 curl -s -XPOST "$base_a/v1/resolve" -H 'Content-Type: application/json' -d "{\"url\":\"$url\",\"state\":\"free\"}" \
   | grep -q '"outcome":"route"' || { echo "cluster-bench: the share URL does not resolve to a route" >&2; exit 1; }
 cat >"$work/post.lua" <<LUA

@@ -55,7 +55,7 @@ field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 speed() {
 start "$work/a-$loops"
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)
-link=$(post /v1/links "$client" '{"route":"Library/FlowDetail","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
+link=$(post /v1/links "$client" '{"route":"ShareLink/FlowView","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
 token=$(field token <<<"$link"); url=$(field url <<<"$link")
 enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
 curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
@@ -81,7 +81,7 @@ cat >"$work/nginx.conf" <<CONF
 worker_processes 1; pid $work/nginx.pid; error_log $work/nginx-error.log; daemon on;
 events { worker_connections 1024; }
 http { access_log off; server { listen 127.0.0.1:$nport;
-  location / { default_type application/json; return 200 '{"route":"Library/FlowDetail","params":{"flowId":"42"}}'; } } }
+  location / { default_type application/json; return 200 '{"route":"ShareLink/FlowView","params":{"flowId":"42"}}'; } } }
 CONF
 "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx.conf"; sleep 0.3
 post_linkd=$(wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve")
@@ -110,7 +110,7 @@ failures = []
 def worker(n):
     c = http.client.HTTPConnection(host.hostname, host.port)
     for _ in range(n):
-        body = json.dumps({"route": "Library/FlowDetail", "params": {"flowId": str(uuid.uuid4())}, "owner": "bench", "title": "A flow"})
+        body = json.dumps({"route": "ShareLink/FlowView", "params": {"flowId": str(uuid.uuid4())}, "owner": "bench", "title": "A flow"})
         c.request("POST", "/v1/links", body, {"Authorization": "Bearer " + key, "Content-Type": "application/json"})
         r = c.getresponse(); r.read()
         if r.status != 201: failures.append(r.status)

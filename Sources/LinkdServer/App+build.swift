@@ -94,6 +94,11 @@ public func buildServer(
         requestLog: logger.logLevel <= .debug ? logger : nil)
     hotRoutes.register(on: router)
     WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
+    // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
+    // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
+    router.add(middleware: AppLinkPagesMiddleware(
+        pages: AppLinkPages(router: bootstrap.router, renderer: pages.renderer, makePage: ReadyResponse.init(page:)),
+        limiter: limiter))
 
     let flusher = ClickFlushService(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)

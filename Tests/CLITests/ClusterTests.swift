@@ -57,7 +57,7 @@ struct ClusterTests {
         let client = try #require(keyReply.json["key"] as? String)
         func create(on daemon: LinkdDaemon, owner: String = "u1") async throws -> (id: String, token: String, url: String) {
             let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: client, json: [
-                "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner,
+                "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner,
             ])
             guard reply.status == 201, let id = reply.json["id"] as? String, let token = reply.json["token"] as? String,
                   let url = reply.json["url"] as? String
@@ -157,7 +157,7 @@ struct ClusterTests {
             #expect(notReady != nil)
         }
         let refused = try await TestHTTP.send("POST", a.baseURL + "/v1/links", bearer: client, json: [
-            "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()],
+            "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
         ])
         #expect(refused.status == 503)
         #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "store_unavailable")

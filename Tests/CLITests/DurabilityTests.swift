@@ -19,7 +19,7 @@ struct DurabilityTests {
             for _ in 0..<60 {
                 group.addTask {
                     let reply = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: client, json: [
-                        "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": "u1",
+                        "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "owner": "u1",
                     ])
                     guard reply.status == 201, let id = reply.json["id"] as? String, let token = reply.json["token"] as? String else { return nil }
                     return (id, token)
@@ -59,7 +59,7 @@ struct DurabilityTests {
         let first = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
         let admin = try #require(first.initialAdminKey)
         let link = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
-            "app": "handz", "route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()],
+            "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
         ])
         let id = try #require(link.json["id"] as? String)
         let token = try #require(link.json["token"] as? String)
@@ -81,7 +81,7 @@ struct DurabilityTests {
         let port = try #require(daemon.baseURL.split(separator: ":").last.flatMap { Int($0) })
 
         // A POST whose body is still being sent when SIGTERM arrives.
-        let body = #"{"app":"handz","route":"Library/FlowDetail","params":{"flowId":"\#(UUID().uuidString.lowercased())"}}"#
+        let body = #"{"app":"handz","route":"ShareLink/FlowView","params":{"flowId":"\#(UUID().uuidString.lowercased())"}}"#
         let slow = try RawConnection(port: port)
         try await slow.send(
             "POST /v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(admin)\r\n"

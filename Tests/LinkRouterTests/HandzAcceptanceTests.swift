@@ -106,11 +106,27 @@ struct HandzAcceptanceTests {
         #expect(r.route == "Library/FlowBuilderSandbox")
     }
 
-    @Test("share targets are checked: route, shareable, typed params")
+    @Test("7.2 what Handz shares is the flow: ShareLink/FlowView with its flowId; FlowDetail, a missing or bad flowId are refused")
     func shareTargets() throws {
-        try router.checkShareTarget(app: "handz", route: "Library/FlowDetail", params: ["flowId": flowID])
+        try router.checkShareTarget(app: "handz", route: "ShareLink/FlowView", params: ["flowId": flowID])
+        #expect(router.manifest(app: "handz")?.share?.route == "ShareLink/FlowView")
         #expect(throws: RouteError.self) { try router.checkShareTarget(app: "handz", route: "Settings/Home", params: [:]) }
-        #expect(throws: RouteError.self) { try router.checkShareTarget(app: "handz", route: "Library/FlowDetail", params: ["flowId": "nope"]) }
+        do {
+            try router.checkShareTarget(app: "handz", route: "Library/FlowDetail", params: ["flowId": flowID])
+            Issue.record("Library/FlowDetail must not be shareable (a signed-out follower would get the Welcome Gate)")
+        } catch {
+            #expect(error.code == .notShareable)
+            #expect(error.message == "route Library/FlowDetail is not shareable (handz shares through ShareLink/FlowView)")
+        }
+        do {
+            try router.checkShareTarget(app: "handz", route: "ShareLink/FlowView", params: [:])
+            Issue.record("a flow link without its flowId must be refused")
+        } catch {
+            #expect(error.code == .badParams)
+            #expect(error.message == "route ShareLink/FlowView needs param 'flowId' (uuid)")
+        }
+        #expect(throws: RouteError.self) { try router.checkShareTarget(app: "handz", route: "ShareLink/FlowView", params: ["flowId": "nope"]) }
+        #expect(throws: RouteError.self) { try router.checkShareTarget(app: "handz", route: "ShareLink/FlowView", params: ["flowId": flowID, "x": "1"]) }
         #expect(router.shareURL(app: "handz", token: "AQAB-_x") == "https://links.handz.example/s/AQAB-_x")
     }
 }

@@ -123,6 +123,32 @@ struct ManifestRefusalTests {
         ])
     }
 
+    @Test("issue 16: a shareable route in a manifest without a share section is refused where 'shareable' is written")
+    func shareableWithoutShare() {
+        let yaml = """
+        app: bad
+        name: Bad
+        states: [signedOut]
+        unauthenticatedState: signedOut
+        routes:
+          - { id: Home, presentation: root, states: [signedOut], patterns: [/home] }
+          - { id: Item, presentation: push, states: [signedOut], patterns: ["/i/:id"], shareable: true }
+
+        """
+        #expect(problems(yaml) == [
+            "bad.yaml:7:91: error: route Item is shareable but the manifest has no 'share' section, so no share link can be made — add a 'share' section (path, route, unavailableRoute; docs/manifest.md) or remove 'shareable: true'",
+        ])
+    }
+
+    @Test("route params: a known type, and not a name the route's patterns already declare")
+    func routeParams() {
+        let yaml = base.replacingOccurrences(of: "patterns: [\"/d/:id(int)\"] }", with: "patterns: [\"/d/:id(int)\"], params: { id: int, kind: colour } }")
+        #expect(problems(yaml) == [
+            "bad.yaml:9:121: error: param 'id' of Detail is already declared by its patterns or query — remove it from 'params'",
+            "bad.yaml:9:136: error: unknown param type 'colour' for param 'kind' of Detail — use one of: string, int, uuid, slug",
+        ])
+    }
+
     @Test("ics rules: unknown route, bad component, bad property name")
     func ics() {
         let yaml = base + """

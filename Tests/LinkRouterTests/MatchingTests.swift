@@ -81,7 +81,32 @@ struct MatchingTests {
         #expect(params("https://links.demo.example/names/caf%C3%A9") == ["name": "café"])
         #expect(problem("https://links.demo.example/names/%zz") == .malformedURL)
         #expect(problem("https://links.demo.example/names/%FF") == .malformedURL)
-        #expect(route("https://links.demo.example/item%73/new") == "New")
+        // Custom schemes decode every segment before matching: an escaped literal still matches.
+        #expect(route("demo://item%73/new") == "New")
+        #expect(route("demo://items/n%65w") == "New")
+    }
+
+    @Test("https: a literal or uuid segment matches only as the apple-app-site-association writes it; other params decode")
+    func canonicalSpelling() {
+        // A literal written with an escaped unreserved character matches no literal (iOS's pattern would not either)…
+        #expect(route("https://links.demo.example/item%73/new") == nil)
+        #expect(problem("https://links.demo.example/item%73/new") == .noMatch)
+        #expect(router.resolve(url: "https://links.demo.example/item%73/new", state: "in").problem?.message.contains("'item%73'") == true)
+        #expect(route("https://links.demo.example/items/n%65w") == nil)   // not New, and "new" is no int
+        // …but a param at that place takes it, decoded, as iOS's `?*` would.
+        #expect(params("https://links.demo.example/names/%61bc") == ["name": "abc"])
+        #expect(params("https://links.demo.example/items/%34%32") == ["id": "42"])
+        #expect(params("https://links.demo.example/docs/%61/b") == ["rest": "a/b"])
+        #expect(route("https://links.demo.example/docs/ind%65x") == "Docs")   // the literal index is skipped, the wildcard takes it
+        // A uuid is written plainly (any case): iOS's 36 `?` do not match `%2D`.
+        #expect(route("https://links.demo.example/items/3f2504e0-4f89-11d3-9a0c-0305e82c3301/view") == "ByUUID")
+        #expect(route("https://links.demo.example/items/3f2504e0%2D4f89-11d3-9a0c-0305e82c3301/view") == nil)
+        #expect(route("https://links.demo.example/items/%33f2504e0-4f89-11d3-9a0c-0305e82c3301/view") == nil)
+        #expect(route("demo://items/3f2504e0%2D4f89-11d3-9a0c-0305e82c3301/view") == "ByUUID")
+        #expect(route("https://links.demo.example/items/ne%77") == nil)
+        #expect(route("https://links.demo.example/items/new") == "New")
+        // A param takes bytes the canonical spelling escapes written raw (a literal would not: AppleAppSiteAssociationTests).
+        #expect(params("https://links.demo.example/names/névé") == ["name": "névé"])
     }
 
     @Test("scheme and host are case-insensitive, the path is case-sensitive")
@@ -90,11 +115,45 @@ struct MatchingTests {
         #expect(route("https://links.demo.example/Items/new") == nil)
     }
 
-    @Test("trailing and repeated slashes are ignored; fragments and unknown query params too")
+    @Test("https: a trailing slash is ignored, an empty segment is nonCanonicalPath; custom schemes ignore both; fragments and unknown query params are ignored")
     func slashes() {
-        #expect(route("https://links.demo.example//items///new/") == "New")
+        #expect(route("https://links.demo.example/items/new/") == "New")
+        #expect(route("https://links.demo.example/") == "Home")
+        #expect(route("https://links.demo.example") == "Home")
+        for doubled in ["https://links.demo.example//items///new/", "https://links.demo.example/items//new",
+                        "https://links.demo.example//items/new", "https://links.demo.example/items/new//", "https://links.demo.example//"] {
+            let resolution = router.resolve(url: doubled, state: "in")
+            #expect(resolution.outcome == .notFound && resolution.problem?.code == .nonCanonicalPath, "\(doubled)")
+            #expect(resolution.problem?.message.contains("empty segment") == true)
+        }
+        #expect(route("demo://items//new/") == "New")
+        #expect(route("demo:////items///new//") == "New")
         #expect(route("https://links.demo.example/items/new#top") == "New")
         #expect(route("https://links.demo.example/items/new?utm_source=x&y") == "New")
+    }
+
+    @Test("caseInsensitivePaths folds ASCII letters, and the hex digits of an escape on https, as caseSensitive: false does")
+    func caseInsensitiveFold() throws {
+        let yaml = """
+            app: fold
+            name: Fold
+            schemes: [fold]
+            hosts: [links.fold.example]
+            caseInsensitivePaths: true
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: Cafe, presentation: push, states: [in], patterns: ["/Café/menu"] }
+              - { id: Odd, presentation: push, states: [in], patterns: ["/wh?at"] }
+            """
+        let router = try Router(manifests: [ManifestLoader.parse(yaml: yaml, file: "fold.yaml")])
+        func route(_ url: String) -> String? { router.resolve(url: url, state: "in").route }
+        #expect(route("https://links.fold.example/caf%C3%A9/MENU") == "Cafe")
+        #expect(route("https://links.fold.example/CAF%c3%a9/menu") == "Cafe")
+        #expect(route("https://links.fold.example/WH%3fAT") == "Odd")
+        #expect(route("https://links.fold.example/caf%C3%89/menu") == nil)   // É: not an ASCII letter
+        #expect(route("https://links.fold.example/c%41f%C3%A9/menu") == nil)  // an escaped letter is still not canonical
+        #expect(route("fold://CAF%C3%A9/menu") == "Cafe")
     }
 
     @Test("typed query params: required, optional, wrong type")
@@ -137,7 +196,7 @@ struct MatchingTests {
         #expect(decoded == router.resolve(url: "demo://items/7", state: "in"))
     }
 
-    @Test("apple-app-site-association components: excludes before includes, longest first, a variant per optional part")
+    @Test("apple-app-site-association components: empty segments excluded, longest first, trailing-/ forms first, excludes before includes, a variant per optional part")
     func aasa() throws {
         let yaml = """
             app: aasa
@@ -151,10 +210,14 @@ struct MatchingTests {
             """
         let manifest = try ManifestLoader.parse(yaml: yaml, file: "aasa.yaml")
         let components = manifest.appleLinkComponents(host: "a.example").map { ($0.exclude ? "-" : "+") + $0.path }
+        let uuid = "????????-????-????-????-????????????"
         #expect(components == [
+            "-*//*",
+            "-/items/?*/?*/view/", "+/items/?*/view/",
             "-/items/?*/?*/view", "+/items/?*/view",
-            "-/i/*/*", "+/i/????????-????-????-????-????????????",
-            "-/list/?*/?*", "+/list/?*",
+            "-/i/*/*/", "+/i/\(uuid)/", "-/list/?*/?*/", "+/list/?*/",
+            "-/i/*/*", "+/i/\(uuid)", "-/list/?*/?*", "+/list/?*",
+            "+/list/",
             "+/list",
         ])
         #expect(manifest.appleLinkComponents(host: "other.example").isEmpty)

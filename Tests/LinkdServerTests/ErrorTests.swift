@@ -18,7 +18,7 @@ struct ErrorTests {
             let ordentus = try await api.clientKey(app: "ordentus")
             let id = try #require(try await api.createHandzLink(key: handz)["id"] as? String)
 
-            let missing = try await api.call(.post, "/v1/links", json: ["route": "Library/FlowDetail"])
+            let missing = try await api.call(.post, "/v1/links", json: ["route": "ShareLink/FlowView"])
             #expect(missing.status == 401 && missing.errorCode == "unauthorized")
             #expect(try await api.call(.get, "/v1/admin/keys", key: "lkd_wrong").errorCode == "unauthorized")
             #expect(try await api.call(.get, "/v1/admin/keys", key: String(repeating: "x", count: 400)).status == 401)
@@ -51,24 +51,25 @@ struct ErrorTests {
 
             #expect(try await api.call(.post, "/v1/links", key: key, raw: "{not json", contentType: "application/json").errorCode == "bad_request")
             #expect(try await api.call(.post, "/v1/links", key: key, raw: "[1]", contentType: "application/json").errorCode == "bad_request")
-            let unknownField = try await create(["route": "Library/FlowDetail", "params": flow, "colour": "red"])
+            let unknownField = try await create(["route": "ShareLink/FlowView", "params": flow, "colour": "red"])
             #expect(unknownField.status == 400 && unknownField.text.contains("colour"))
-            #expect(try await create(["params": flow]).text.contains("missing field 'route'"))
+            // Without a route the link opens the manifest's share.route (issue 16: Handz shares ShareLink/FlowView).
+            #expect(try await create(["params": flow]).status == 201)
             #expect(try await create(["route": 42]).status == 400)
             let media = try await api.call(.post, "/v1/links", key: key, raw: "route=x", contentType: "application/x-www-form-urlencoded")
             #expect(media.status == 415 && media.errorCode == "unsupported_media_type")
-            let big = try await create(["route": "Library/FlowDetail", "title": String(repeating: "t", count: 4000)])
+            let big = try await create(["route": "ShareLink/FlowView", "title": String(repeating: "t", count: 4000)])
             #expect(big.status == 413 && big.errorCode == "payload_too_large")
 
             #expect(try await create(["route": "Nope/Nothing"]).errorCode == "unknown_route")
             #expect(try await create(["route": "Library/Home"]).errorCode == "not_shareable")
-            #expect(try await create(["route": "Library/FlowDetail", "params": ["flowId": "not-a-uuid"]]).errorCode == "bad_params")
-            #expect(try await create(["route": "Library/FlowDetail", "params": ["colour": "x"]]).errorCode == "bad_params")
-            let ttl = try await create(["route": "Library/FlowDetail", "params": flow, "ttlSeconds": 400 * 86_400])
+            #expect(try await create(["route": "ShareLink/FlowView", "params": ["flowId": "not-a-uuid"]]).errorCode == "bad_params")
+            #expect(try await create(["route": "ShareLink/FlowView", "params": ["colour": "x"]]).errorCode == "bad_params")
+            let ttl = try await create(["route": "ShareLink/FlowView", "params": flow, "ttlSeconds": 400 * 86_400])
             #expect(ttl.status == 422 && ttl.errorCode == "unprocessable")
-            #expect(try await create(["route": "Library/FlowDetail", "params": flow, "ttlSeconds": 1]).status == 422)
-            #expect(try await create(["route": "Library/FlowDetail", "params": flow, "suite": "rsa"]).status == 422)
-            #expect(try await create(["route": "Library/FlowDetail", "params": flow, "owner": ""]).status == 422)
+            #expect(try await create(["route": "ShareLink/FlowView", "params": flow, "ttlSeconds": 1]).status == 422)
+            #expect(try await create(["route": "ShareLink/FlowView", "params": flow, "suite": "rsa"]).status == 422)
+            #expect(try await create(["route": "ShareLink/FlowView", "params": flow, "owner": ""]).status == 422)
 
             #expect(try await api.call(.get, "/v1/links/00000000000000000000000000000000", key: key).errorCode == "not_found")
             #expect(try await api.call(.get, "/v1/links/not-hex", key: key).status == 404)
@@ -88,10 +89,10 @@ struct ErrorTests {
             let retire = try await api.call(.post, "/v1/admin/keys/handz/\(active)/retire", key: api.adminKey)
             #expect(retire.status == 409 && retire.errorCode == "conflict")
             api.faults.fault = .linkIDCollision
-            let collision = try await create(["route": "Library/FlowDetail", "params": flow])
+            let collision = try await create(["route": "ShareLink/FlowView", "params": flow])
             api.faults.fault = .none
             #expect(collision.status == 409 && collision.errorCode == "conflict")
-            #expect(try await create(["route": "Library/FlowDetail", "params": flow]).status == 201)
+            #expect(try await create(["route": "ShareLink/FlowView", "params": flow]).status == 201)
         }
     }
 

@@ -24,7 +24,7 @@ struct LinkLifecycleTests {
 
             let active = try await api.resolve(url, state: "free")
             #expect(active["outcome"] as? String == "route")
-            #expect(active["route"] as? String == "Library/FlowDetail")
+            #expect(active["route"] as? String == "ShareLink/FlowView")
             #expect((active["link"] as? [String: Any])?["status"] as? String == "active")
             #expect((active["link"] as? [String: Any])?["id"] as? String == id)
 
@@ -100,7 +100,7 @@ struct LinkLifecycleTests {
         let service = LinkService(
             store: store, keyring: keyring, router: router, clicks: ClickBuffer(), metrics: ServerMetrics(),
             defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
-        let request = CreateLinkRequest(route: "Library/FlowDetail", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+        let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
         let twoHoursAgo = Date().addingTimeInterval(-7200)
         let created = try await service.create(request, app: "handz", now: twoHoursAgo)
         #expect(await service.status(token: created.token, app: "handz", now: twoHoursAgo.addingTimeInterval(60)) != .unknown)
@@ -122,7 +122,7 @@ struct LinkLifecycleTests {
             let service = LinkService(
                 store: api.store, keyring: keys.keyring, router: try ServerBootstrap.loadRouter(exampleManifests, environment: [:]),
                 clicks: ClickBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
-            let request = CreateLinkRequest(route: "Library/FlowDetail", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+            let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
             let created = try await service.create(request, app: "handz", now: Date().addingTimeInterval(-7200))
 
             let open = try await api.call(.get, "/s/\(created.token)")

@@ -92,10 +92,10 @@ struct OpenAPITests {
 
             // Links.
             let flow = ["flowId": UUID().uuidString.lowercased()]
-            let created = try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow, "owner": "u1", "title": "Flow"])
+            let created = try await check.call(.post, "/v1/links", key: client, json: ["route": "ShareLink/FlowView", "params": flow, "owner": "u1", "title": "Flow"])
             #expect(created.status == 201)
             let id = try #require(created.string("id")), token = try #require(created.string("token")), url = try #require(created.string("url"))
-            expectStatus(try await check.call(.post, "/v1/links", json: ["route": "Library/FlowDetail"]), 401)
+            expectStatus(try await check.call(.post, "/v1/links", json: ["route": "ShareLink/FlowView"]), 401)
             expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "{", contentType: "application/json"), 400)
             expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/Home"]), 422)
             expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "route", contentType: "text/plain"), 415)
@@ -189,11 +189,11 @@ struct OpenAPITests {
             // A client key whose app is no longer loaded (its manifest removed since the key was made).
             let (orphan, orphanSecret) = APIKeyAuthenticator.makeKey(kind: .client, app: "retired-app", label: "orphan")
             try await api.faults.base.insertAPIKey(orphan)
-            expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "Library/FlowDetail", "params": flow]), 403)
+            expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "ShareLink/FlowView", "params": flow]), 403)
 
             // A link id the store already has (a 2^-128 collision, injected): 409.
             api.faults.fault = .linkIDCollision
-            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/FlowDetail", "params": flow]), 409)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "ShareLink/FlowView", "params": flow]), 409)
             // The store does not answer: every authenticated endpoint 503 (the key cannot be looked up), /readyz 503.
             api.faults.fault = .unavailable
             for (method, path, template) in Self.authenticatedOperations(linkID: id, kid: oldKid, apiKeyID: spareID) {
@@ -273,7 +273,7 @@ struct OpenAPITests {
     /// A valid body for the operations that take one (so that only the key decides the answer).
     static func body(_ template: String) -> [String: Any]? {
         switch template {
-        case "/v1/links": ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()]]
+        case "/v1/links": ["route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()]]
         case "/v1/admin/revocations": ["app": "handz", "owner": "nobody"]
         case "/v1/admin/api-keys": ["kind": "client", "app": "handz", "label": "x"]
         default: nil

@@ -5,7 +5,8 @@ public final class LoopbackOrigin: @unchecked Sendable {
     /// The origin's behaviour, by path prefix: `/items/ok…` a preview whose title holds `<script>`, `slow` (3 s),
     /// `missing` 404, `gone` 410, `big` (200 KB), `away` (a redirect to another host), `within` (a redirect on the
     /// origin), `badjson`, `extra` (an unknown key), `error` 500, `badges` a preview listing the badges
-    /// `privateUpload` (twice) and `unknownBadge`, `toomanybadges` one listing 9, `badbadge` one listing `<b>`.
+    /// `privateUpload` (twice) and `unknownBadge`, `toomanybadges` one listing 9, `badbadge` one listing `<b>`,
+    /// `echo/<id>` a preview titled `Flow <id>` (which item the origin was asked for).
     static let script = #"""
         import http.server, json, socketserver, sys, time
         class H(http.server.BaseHTTPRequestHandler):
@@ -39,6 +40,8 @@ public final class LoopbackOrigin: @unchecked Sendable {
                 elif p.startswith('/items/toomanybadges'):
                     self.send(200, json.dumps({"title": "t", "badges": ["b%d" % i for i in range(9)]}).encode())
                 elif p.startswith('/items/badbadge'): self.send(200, b'{"title":"t","badges":["<b>"]}')
+                elif p.startswith('/items/echo/'):
+                    self.send(200, json.dumps({"title": "Flow " + p[len('/items/echo/'):]}).encode())
                 else: self.send(404)
         class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
         s = S(('127.0.0.1', 0), H)

@@ -5,19 +5,10 @@ import Testing
 @testable import WebFallback
 
 /// The apple-app-site-association files, read the way iOS reads them (`AppleLinkMatcher`: components in order, first
-/// match wins, `*`, `?`, `exclude`, `caseSensitive`), against what `Router` resolves on the same host.
+/// match wins, `*`, `?`, `exclude`, `caseSensitive`), against what `Router` resolves on the same host: for every
+/// pattern, its sample path and its variants in shape, slashes, case and percent-encoding (`AppleLinkCandidates`),
+/// iOS opens it in the app exactly when linkd resolves it to a route, but for the named `AppleLinkLimit`s.
 @Suite struct AppleAppSiteAssociationTests {
-    /// A URL to try and what kind of try it is.
-    struct Candidate: CustomStringConvertible {
-        enum Kind { case sample, nearMiss, typeLimit }
-        var path: String
-        var query = ""
-        var kind: Kind
-        var description: String { path + (query.isEmpty ? "" : "?" + query) }
-    }
-
-    static let uuid = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-
     /// A manifest with what the examples lack: a wildcard tail, an optional segment, `int` and `slug` params, a
     /// required query param, a uuid followed by a param, the root path, case-insensitive paths, a share path on
     /// every host.
@@ -41,19 +32,133 @@ import Testing
         share: { path: /s/:token, route: Home, unavailableRoute: Home }
         """
 
-    @Test("every example manifest: resolvable paths are covered, near misses are not, per host")
-    func examplesAreExact() throws {
+    @Test("every example manifest, every host: iOS opens a path in the app exactly when linkd resolves it, in every spelling tried")
+    func examplesAgreeInEverySpelling() throws {
         let manifests = try ManifestLoader.load(paths: Fixtures.exampleManifests)
-        #expect(manifests.count == 4)
-        try Self.checkExactness(manifests)
+        #expect(manifests.count >= 4)
+        let tally = try Self.checkAgreement(manifests)
+        // Each family of spellings was tried on a path that resolves, and agreed.
+        for variant in ["sample", "trailing /", "uuid in capitals", "string param's first character as %XX"] {
+            #expect(tally.resolved[variant, default: 0] > 0, "no '\(variant)' candidate resolved")
+        }
+        // Empty segments never resolve (nonCanonicalPath); the rest may, through a param at the same place.
+        for variant in ["trailing //", "doubled / before segment 1", "doubled / before segment 2", "root doubled"] {
+            #expect(tally.tried[variant, default: 0] > 0, "no '\(variant)' candidate")
+            #expect(tally.resolved[variant, default: 0] == 0, "a '\(variant)' candidate resolved")
+        }
+        for variant in ["uuid with its - as %2D", "uuid with its - as %2d", "uuid param's first character as %XX",
+                        "unreserved character of a literal as %XX", "unreserved character of a literal as %xx",
+                        "literal capitalized", "string param holding %2f"] {
+            #expect(tally.tried[variant, default: 0] > 0, "no '\(variant)' candidate")
+        }
+        #expect(tally.limits[.paramTypeBeyondLength, default: 0] > 0)
+        #expect(Set(tally.limits.keys).isSubset(of: [.paramTypeBeyondLength]), "\(tally.limits)")
     }
 
-    @Test("wildcards, optional segments, typed params, required queries, case-insensitive paths")
-    func globsAreExact() throws {
-        try Self.checkExactness([ManifestLoader.parse(yaml: Self.globs, file: "globs.yaml")])
+    @Test("wildcards, optional segments, typed params, required queries, case-insensitive paths and escapes: iOS and linkd agree")
+    func globsAgreeInEverySpelling() throws {
+        let tally = try Self.checkAgreement([ManifestLoader.parse(yaml: Self.globs, file: "globs.yaml")])
+        // Case-insensitive: a literal in capitals and a literal's escape in lowercase hex open and resolve.
+        #expect(tally.resolved["literal in capitals", default: 0] > 0)
+        #expect(tally.resolved["literal's escapes in lowercase hex", default: 0] > 0)
+        #expect(tally.resolved["wildcard with an unreserved character as %XX", default: 0] > 0)
+        #expect(tally.resolved["int param's first character as %XX", default: 0] > 0)
     }
 
-    @Test("components: excludes before includes, longest first, uuid as ?, literals encoded, caseSensitive false")
+    @Test("case-sensitive paths: a literal's escape in lowercase hex neither opens nor resolves; in capitals it does both")
+    func hexCaseOnCaseSensitivePaths() throws {
+        let yaml = """
+            app: odd
+            name: Odd
+            hosts: [links.odd.example]
+            ios: { appIDs: [ABCDE12345.com.example.odd] }
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: Odd, presentation: push, states: [in], patterns: ["/wh?at/x", "/café"] }
+            """
+        let manifest = try ManifestLoader.parse(yaml: yaml, file: "odd.yaml")
+        let tally = try Self.checkAgreement([manifest])
+        #expect(tally.tried["literal's escapes in lowercase hex", default: 0] == 2)
+        #expect(tally.resolved["literal's escapes in lowercase hex", default: 0] == 0)
+        let router = try Router(manifests: [manifest])
+        #expect(router.resolve(url: "https://links.odd.example/caf%C3%A9", state: nil).route == "Odd")
+        #expect(router.resolve(url: "https://links.odd.example/caf%c3%a9", state: nil).route == nil)
+        #expect(router.resolve(url: "https://links.odd.example/café", state: nil).route == nil)   // raw: not as iOS sends it
+        #expect(router.resolve(url: "https://links.odd.example/wh%3Fat/x", state: nil).route == "Odd")
+        #expect(router.resolve(url: "https://links.odd.example/wh%3fat/x", state: nil).route == nil)
+    }
+
+    @Test("a uuid and an int param at the same place: the uuid's `*/*` exclude does not hide the int route's trailing /")
+    func uuidExcludeDoesNotHideTrailingSlash() throws {
+        let yaml = """
+            app: same
+            name: Same
+            hosts: [links.same.example]
+            ios: { appIDs: [ABCDE12345.com.example.same] }
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: ByUUID, presentation: push, states: [in], patterns: ["/flows/:id(uuid)"] }
+              - { id: ByNumber, presentation: push, states: [in], patterns: ["/flows/:n(int)"] }
+            """
+        let manifest = try ManifestLoader.parse(yaml: yaml, file: "same.yaml")
+        _ = try Self.checkAgreement([manifest])
+        let files = try WellKnownFiles(manifests: [manifest])
+        let matcher = try AppleLinkMatcher(json: Data(try #require(files.appleAppSiteAssociation(host: "links.same.example"))))
+        #expect(matcher.opensInApp(path: "/flows/42/"))
+        #expect(matcher.opensInApp(path: "/flows/\(AppleLinkCandidates.uuid)/"))
+        #expect(matcher.opensInApp(path: "/flows/4x2/"))   // the int's `?*` cannot say "digits": the type limit
+        #expect(!matcher.opensInApp(path: "/flows/a/b/"))
+    }
+
+    @Test("documented limits: the file covers these paths though linkd does not resolve them, each for its named reason")
+    func documentedLimits() throws {
+        let yaml = """
+            app: limits
+            name: Limits
+            hosts: [links.limits.example]
+            ios: { appIDs: [ABCDE12345.com.example.limits] }
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: Posts, presentation: push, states: [in], patterns: ["/u/:name/posts/*rest"] }
+              - { id: Item, presentation: push, states: [in], patterns: ["/items/:id(int)/view", "/tags/:tag(slug)/all", "/f/:id(uuid)/view"] }
+              - { id: Search, presentation: push, states: [in], patterns: ["/search/:scope"], query: { q: { type: string, required: true } } }
+              - { id: Any, presentation: push, states: [in], patterns: ["/:section/:item"] }
+            """
+        let manifest = try ManifestLoader.parse(yaml: yaml, file: "limits.yaml")
+        let router = try Router(manifests: [manifest])
+        let loose = try LooseTypeRouters([manifest])
+        let files = try WellKnownFiles(manifests: [manifest])
+        let matcher = try AppleLinkMatcher(json: Data(try #require(files.appleAppSiteAssociation(host: "links.limits.example"))))
+        let uuid = AppleLinkCandidates.uuid
+        let limits: [(String, String, AppleLinkLimit)] = [
+            ("/items/4x2/view", "", .paramTypeBeyondLength),
+            ("/items/4x2/view/", "", .paramTypeBeyondLength),
+            ("/tags/A-Slug/all", "", .paramTypeBeyondLength),
+            ("/f/zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz/view", "", .paramTypeBeyondLength),
+            ("/f/\(uuid.dropLast(3))%33/view", "", .paramTypeBeyondLength),
+            ("/u/a/b/posts/c", "", .paramSpansBeforeWildcardTail),
+            ("/search/x", "", .requiredQueryDoesNotFallThrough),
+            ("/search/x/", "", .requiredQueryDoesNotFallThrough),
+        ]
+        for (path, query, limit) in limits {
+            let candidate = AppleLinkCandidate(path: path, query: query, expectation: .limit(limit), variant: limit.rawValue, pattern: "")
+            let url = candidate.url(host: "links.limits.example")
+            let verdict = AppleLinkCandidates.verdict(
+                candidate, resolves: AppleLinkCandidates.resolvesToRoute(router.resolve(url: url, state: nil)),
+                opensInApp: matcher.opensInApp(path: path, query: query),
+                resolvesWithLooseTypes: loose.resolves(url))
+            #expect(verdict == .limit(limit), "\(path): \(verdict)")
+        }
+        // Their canonical neighbours agree.
+        #expect(router.resolve(url: "https://links.limits.example/search/x?q=1", state: nil).route == "Search")
+        #expect(router.resolve(url: "https://links.limits.example/u/a/posts/c/d/", state: nil).params == ["name": "a", "rest": "c/d"])
+        #expect(matcher.opensInApp(path: "/search/x/", query: "q=1") && matcher.opensInApp(path: "/u/a/posts/c/d/"))
+    }
+
+    @Test("components: empty segments excluded first, wildcards, then per length trailing-/ forms before plain ones, excludes before includes")
     func componentsOfGlobs() throws {
         let files = try WellKnownFiles(manifests: [ManifestLoader.parse(yaml: Self.globs, file: "globs.yaml")])
         let bytes = try #require(files.appleAppSiteAssociation(host: "links.globs.example"))
@@ -63,15 +168,25 @@ import Testing
         let uuid = "????????-????-????-????-????????????"
         let listed = components.map { ($0.exclude ? "-" : "+") + $0.path + ($0.queryItems.map { "?\($0)" } ?? "") }
         #expect(listed == [
+            "-*//*",
             "+/docs/?*",
+            "-/u/?*/?*/posts/?*/", "-/u/?*/posts/?*/?*/", "+/u/?*/posts/?*/",
             "-/u/?*/?*/posts/?*", "-/u/?*/posts/?*/?*", "+/u/?*/posts/?*",
+            "-/items/?*/?*/view/", "+/items/?*/view/",
+            "-/t/*/*/?*/", "-/t/\(uuid)/?*/?*/", "+/t/\(uuid)/?*/",
             "-/items/?*/?*/view", "+/items/?*/view",
             "-/t/*/*/?*", "-/t/\(uuid)/?*/?*", "+/t/\(uuid)/?*",
+            "-/s/?*/?*/", "+/s/?*/",
+            "-/list/?*/?*/", "+/list/?*/",
+            "-/u/?*/?*/", "+/u/?*/",
+            "-/search/?*/?*/", "+/search/?*/?[\"q\": \"?*\"]",
+            "+/wh%3Fat/x/",
             "-/s/?*/?*", "+/s/?*",
             "-/list/?*/?*", "+/list/?*",
             "-/u/?*/?*", "+/u/?*",
             "-/search/?*/?*", "+/search/?*?[\"q\": \"?*\"]",
             "+/wh%3Fat/x",
+            "+/list/",
             "+/list",
             "+/",
         ])
@@ -85,143 +200,58 @@ import Testing
         #expect(AppleLinkMatcher.glob("/a/????", "/a/b/cd"))
         #expect(!AppleLinkMatcher.glob("/a/????", "/a/bcd"))
         #expect(AppleLinkMatcher.glob("/A/*", "/a/x", fold: true) && !AppleLinkMatcher.glob("/A/*", "/a/x"))
+        #expect(AppleLinkMatcher.glob("*//*", "/a//b") && AppleLinkMatcher.glob("*//*", "//") && !AppleLinkMatcher.glob("*//*", "/a/b/"))
+    }
+
+    @Test("the bytes a canonical segment carries as they are are exactly the ones appleEncoded leaves unescaped")
+    func canonicalBytes() {
+        for byte in UInt8(0)...UInt8(255) {
+            let encoded = AppManifest.appleEncoded(String(decoding: [byte], as: UTF8.self))
+            let raw = byte < 0x80 && encoded == String(UnicodeScalar(byte))
+            #expect(IncomingURL.isRaw(byte) == raw, "byte \(byte)")
+        }
     }
 
     // MARK: The check
 
-    /// For each manifest and each of its hosts: the file is JSON under 128 KB; every candidate path that `Router`
-    /// resolves (for some state) is covered; every near miss it does not resolve is not covered; a type-limit path
-    /// (right shape, wrong characters: what Apple's patterns cannot say, docs/web-fallback.md) is covered — a near
-    /// miss counts as one when the manifest with its `int` and `slug` params made `string` resolves it.
-    static func checkExactness(_ manifests: [AppManifest]) throws {
+    /// What `checkAgreement` saw: candidates tried and resolved per variant name, limits met.
+    struct Tally {
+        var tried: [String: Int] = [:]
+        var resolved: [String: Int] = [:]
+        var limits: [AppleLinkLimit: Int] = [:]
+    }
+
+    /// For each manifest and each of its hosts: the file is JSON under 128 KB naming the app, and for every candidate
+    /// (`AppleLinkCandidates.candidates`) iOS opens it in the app exactly when `Router` resolves it to a route, but
+    /// for a documented limit (`AppleLinkCandidates.verdict`).
+    static func checkAgreement(_ manifests: [AppManifest]) throws -> Tally {
         let router = try Router(manifests: manifests)
-        let relaxed = try Router(manifests: manifests.map(relaxedTypes))
+        let loose = try LooseTypeRouters(manifests)
         let files = try WellKnownFiles(manifests: manifests)
+        var tally = Tally()
         for manifest in manifests {
             for host in Set(manifest.hosts + manifest.shareHosts).sorted() {
                 let bytes = try #require(files.appleAppSiteAssociation(host: host))
                 #expect(bytes.count < WellKnownFiles.maxBytes)
                 let matcher = try AppleLinkMatcher(json: Data(bytes))
                 #expect(matcher.details.map { $0.appIDs } == [manifest.iosAppIDs])
-                var samples = 0
-                for candidate in candidates(manifest) {
-                    let url = "https://\(host)\(candidate.path)" + (candidate.query.isEmpty ? "" : "?" + candidate.query)
-                    let resolves = manifest.states.contains { router.resolve(url: url, state: $0).outcome != .notFound }
-                    let covered = matcher.opensInApp(path: candidate.path, query: candidate.query)
-                    switch candidate.kind {
-                    case .sample:
-                        if resolves { samples += 1 }
-                        #expect(covered == resolves, "\(host)\(candidate): resolves \(resolves), covered \(covered)")
-                    case .nearMiss where !resolves && manifest.states.contains(where: {
-                        relaxed.resolve(url: url, state: $0).outcome != .notFound
-                    }):
-                        #expect(covered, "\(host)\(candidate): the right shape with a wrong type is covered")
-                    case .nearMiss:
-                        #expect(covered == resolves, "\(host)\(candidate): resolves \(resolves), covered \(covered)")
-                    case .typeLimit:
-                        #expect(covered, "\(host)\(candidate): a path of the right shape is covered")
-                    }
-                }
-                #expect(samples > 0, "\(host): nothing resolved")
-            }
-        }
-    }
-
-    /// Per pattern variant (and the share path): a sample with a valid value of each param; near misses (an extra
-    /// segment at the end and after each param, each segment missing, a uuid one character short or long or holding
-    /// a `/`, the literals in capitals, the required query missing); type-limit tries (an `int` with letters, a
-    /// `slug` with capitals, a uuid of non-hex characters); and unknown top-level paths.
-    static func candidates(_ manifest: AppManifest) -> [Candidate] {
-        var result: [Candidate] = [
-            Candidate(path: "/", kind: .nearMiss),
-            Candidate(path: "/zz-not-a-route", kind: .nearMiss),
-            Candidate(path: "/zz-not-a-route/\(uuid)", kind: .nearMiss),
-            Candidate(path: "/zz/a/b/c/d/e", kind: .nearMiss),
-        ]
-        var patterns: [(text: String, query: String)] = []
-        for id in manifest.routeOrder {
-            guard let route = manifest.routes[id] else { continue }
-            let query = route.query.filter { $0.value.required }.keys.sorted().map { "\($0)=\(sample(route.query[$0]!.type))" }
-                .joined(separator: "&")
-            patterns += route.patterns.map { ($0, query) }
-        }
-        if let share = manifest.share { patterns.append((share.path, "")) }
-        for (text, query) in patterns {
-            guard let pattern = try? PathPattern(parsing: text) else { continue }
-            for variant in pattern.expanded {
-                let values = variant.map { segment -> String in
-                    switch segment {
-                    case .literal(let literal): AppManifest.appleEncoded(literal)
-                    case .param(_, let type): sample(type)
-                    case .wildcard: "a/b"
-                    }
-                }
-                func path(_ parts: [String]) -> String { "/" + parts.joined(separator: "/") }
-                result.append(Candidate(path: path(values), query: query, kind: .sample))
-                if !query.isEmpty { result.append(Candidate(path: path(values), kind: .nearMiss)) }
-                result.append(Candidate(path: path(values + ["extra"]), query: query, kind: .nearMiss))
-                result.append(Candidate(path: path(values + ["extra", "more"]), query: query, kind: .nearMiss))
-                for index in values.indices {
-                    var missing = values
-                    missing.remove(at: index)
-                    result.append(Candidate(path: path(missing), query: query, kind: .nearMiss))
-                    switch variant[index] {
-                    case .literal:
-                        var upper = values
-                        upper[index] = values[index].uppercased()
-                        result.append(Candidate(path: path(upper), query: query, kind: .nearMiss))
-                    case .param(_, let type):
-                        var extra = values
-                        extra.insert("extra", at: index + 1)
-                        result.append(Candidate(path: path(extra), query: query, kind: .nearMiss))
-                        for (wrong, kind) in wrongValues(type) {
-                            var changed = values
-                            changed[index] = wrong
-                            result.append(Candidate(path: path(changed), query: query, kind: kind))
-                        }
-                    case .wildcard:
-                        var one = values
-                        one[index] = "a"
-                        result.append(Candidate(path: path(one), query: query, kind: .sample))
+                for candidate in AppleLinkCandidates.candidates(manifest) {
+                    let url = candidate.url(host: host)
+                    let resolves = AppleLinkCandidates.resolvesToRoute(router.resolve(url: url, state: nil))
+                    let verdict = AppleLinkCandidates.verdict(
+                        candidate, resolves: resolves, opensInApp: matcher.opensInApp(path: candidate.path, query: candidate.query),
+                        resolvesWithLooseTypes: loose.resolves(url))
+                    tally.tried[candidate.variant, default: 0] += 1
+                    if resolves { tally.resolved[candidate.variant, default: 0] += 1 }
+                    switch verdict {
+                    case .agreed: break
+                    case .limit(let limit): tally.limits[limit, default: 0] += 1
+                    case .disagreed(let why): Issue.record("\(host)\(candidate): \(why)")
                     }
                 }
             }
         }
-        return result
-    }
-
-    /// `manifest` with its `int` and `slug` params (path and query) read as `string`: what Apple's `?*` accepts.
-    static func relaxedTypes(_ manifest: AppManifest) -> AppManifest {
-        var relaxed = manifest
-        for (id, route) in manifest.routes {
-            relaxed.routes[id]?.patterns = route.patterns.map {
-                $0.replacingOccurrences(of: "(int)", with: "").replacingOccurrences(of: "(slug)", with: "")
-            }
-            for (name, param) in route.query where param.type != .uuid { relaxed.routes[id]?.query[name]?.type = .string }
-        }
-        return relaxed
-    }
-
-    static func sample(_ type: ParamType) -> String {
-        switch type {
-        case .uuid: uuid
-        case .int: "42"
-        case .slug: "a-slug"
-        case .string: "abc"
-        }
-    }
-
-    /// Values of the wrong shape (near misses) and of the right shape with the wrong characters (type limits).
-    static func wrongValues(_ type: ParamType) -> [(String, Candidate.Kind)] {
-        switch type {
-        case .uuid:
-            var slashed = Array(uuid)
-            slashed[30] = "/"
-            return [(String(uuid.dropLast()), .nearMiss), (uuid + "0", .nearMiss), (String(slashed), .nearMiss),
-                    ("zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", .typeLimit)]
-        case .int: return [("4x2", .typeLimit)]
-        case .slug: return [("A-Slug", .typeLimit)]
-        case .string: return [("a%2Fb", .sample)]
-        }
+        #expect(tally.resolved["sample", default: 0] > 0, "nothing resolved")
+        return tally
     }
 }

@@ -87,6 +87,9 @@ public struct AppManifest: Sendable, Equatable {
         public var patterns: [String]
         /// Typed query params.
         public var query: [String: QueryParam]
+        /// Typed params the route takes outside its URL (`params:`): a share link's record carries them, as the
+        /// `flowId` of Handz's `ShareLink/FlowView`. Required on a share link to the route.
+        public var params: [String: ParamType] = [:]
         /// Parent route id (the screen under it).
         public var parent: String?
         /// Whether a share link may target it.

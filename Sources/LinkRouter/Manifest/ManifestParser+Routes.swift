@@ -8,6 +8,8 @@ extension ManifestParser {
         var ids: [String: Node] = [:]
         /// Route id → the node of its `parent`, for routes that name one.
         var parents: [String: Node] = [:]
+        /// Route id → the node of its `shareable`, for routes that have one.
+        var shareable: [String: Node] = [:]
     }
 
     /// `routes`: each route once, in manifest order, with its fields and parent.
@@ -23,6 +25,7 @@ extension ManifestParser {
                 continue
             }
             routeNodes.ids[id] = fields["id"]
+            routeNodes.shareable[id] = fields["shareable"]
             var route = parseRoute(id, fields, manifest)
             if let parentNode = fields["parent"], let parent = reader.string(parentNode, context: "parent of \(id)") {
                 route.parent = parent
@@ -57,6 +60,7 @@ extension ManifestParser {
             }
         }
         route.query = parseQuery(fields["query"], of: id)
+        route.params = parseParams(fields["params"], of: id, declaredInURL: route)
         return route
     }
 
@@ -90,6 +94,39 @@ extension ManifestParser {
             query[name] = param
         }
         return query
+    }
+
+    /// A route's `params`: name → type of the params it takes outside its URL (a share link's record carries them,
+    /// e.g. the `flowId` of Handz's `ShareLink/FlowView`). A name its patterns or query already declare is refused.
+    private func parseParams(_ node: Node?, of id: String, declaredInURL route: AppManifest.Route) -> [String: ParamType] {
+        var params: [String: ParamType] = [:]
+        let inURL = Set(route.declaredURLParams.keys)
+        for (name, keyNode, value) in reader.pairs(node, context: "params of \(id)") {
+            guard let typeName = reader.string(value, context: "type of param '\(name)' of \(id)") else { continue }
+            guard let type = ParamType(rawValue: typeName) else {
+                reader.fail(.badValue, value, "unknown param type '\(typeName)' for param '\(name)' of \(id)",
+                            hint: "use one of: \(ParamType.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            if inURL.contains(name) {
+                reader.fail(.duplicateID, keyNode, "param '\(name)' of \(id) is already declared by its patterns or query",
+                            hint: "remove it from 'params'")
+                continue
+            }
+            params[name] = type
+        }
+        return params
+    }
+
+    /// A manifest that marks a route `shareable` must be able to make share links: refused without a `share` section
+    /// (`POST /v1/links` could only answer "no share configuration").
+    func checkShareableRoutes(_ manifest: AppManifest, routeNodes: RouteNodes, shareNode: Node?) {
+        guard shareNode == nil else { return }
+        for id in manifest.routeOrder where manifest.routes[id]?.shareable == true {
+            reader.fail(.missingKey, routeNodes.shareable[id] ?? routeNodes.ids[id],
+                        "route \(id) is shareable but the manifest has no 'share' section, so no share link can be made",
+                        hint: "add a 'share' section (path, route, unavailableRoute; docs/manifest.md) or remove 'shareable: true'")
+        }
     }
 
     /// Each route's tab is a declared tab; each route's parent becomes a route reference.

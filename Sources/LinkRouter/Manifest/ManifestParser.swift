@@ -10,7 +10,7 @@ struct ManifestParser {
     static let topKeys = ["app", "name", "schemes", "hosts", "ports", "caseInsensitivePaths", "ios", "android",
                           "webFallback", "states", "unauthenticatedState", "tabStates", "stateRoots", "tabs", "tabBar",
                           "routes", "returns", "intercepts", "share", "notFoundRoute", "ics", "origin"]
-    static let routeKeys = ["id", "tab", "layer", "presentation", "states", "patterns", "query", "parent", "shareable"]
+    static let routeKeys = ["id", "tab", "layer", "presentation", "states", "patterns", "query", "params", "parent", "shareable"]
 
     /// Route ids named by a section, each with the node it is written at: checked once every section is read.
     typealias RouteReferences = [(String, Node)]
@@ -29,6 +29,7 @@ struct ManifestParser {
         manifest.returns = parseReturns(top["returns"], in: manifest, pendingRoutes: &pendingRoutes)
         manifest.intercepts = parseIntercepts(top["intercepts"], in: manifest, pendingRoutes: &pendingRoutes)
         manifest.share = parseShare(top["share"], in: manifest, pendingRoutes: &pendingRoutes)
+        checkShareableRoutes(manifest, routeNodes: routeNodes, shareNode: top["share"])
         manifest.notFoundRoute = parseNotFoundRoute(top["notFoundRoute"], pendingRoutes: &pendingRoutes)
         manifest.ics = parseICS(top["ics"], pendingRoutes: &pendingRoutes)
         manifest.origin = parseOrigin(top["origin"])

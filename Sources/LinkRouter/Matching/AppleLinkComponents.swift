@@ -21,22 +21,30 @@ public struct AppleLinkComponent: Sendable, Equatable {
 
 extension AppManifest {
     /// The apple-app-site-association components of `host` (lowercase, no port): every path linkd resolves there
-    /// (the share path on share hosts, every route pattern on the app's hosts) is covered, and a path that would
-    /// only be covered because a param's pattern spans several segments is excluded.
+    /// (the share path on share hosts, every route pattern on the app's hosts) is covered, in every spelling linkd
+    /// resolves on http(s) (docs/matching.md), and as far as Apple's patterns can say, nothing else is.
     ///
-    /// How: each pattern is expanded into its variants (optional segments present or absent); a literal is written
-    /// percent-encoded, a `uuid` param as `????????-????-????-????-????????????`, any other param and a wildcard tail as
-    /// `?*` (one or more characters), a route's required query params go under `?`. A pattern's `*` can take in a
-    /// `/`, so before each variant come excludes that match it with one of its params spanning segments
-    /// (`/flows/?*/?*` before `/flows/?*`). Variants with more segments come first: a variant's excludes only match
-    /// paths longer than it, and those are covered or excluded by the longer variants that come before. Wildcard
-    /// tails come before everything, since they match paths of any length.
+    /// How, in the order of the components:
+    /// 1. `*//*` excluded: linkd does not resolve a path with an empty segment (`nonCanonicalPath`).
+    /// 2. Wildcard tails (`/docs/?*`), which match paths of any length (a trailing `/` included).
+    /// 3. Every other pattern variant (optional segments present or absent), longest first, manifest order within a
+    ///    length; for each length, first the variants with a trailing `/` (`/tab/recents/`: linkd resolves it), then
+    ///    the variants themselves, each after its excludes. A literal is written as `appleEncoded` writes it (the one
+    ///    spelling linkd matches a literal in), a `uuid` param as `????????-????-????-????-????????????` (linkd takes
+    ///    a uuid only written plainly), any other param as `?*` (one or more characters: any spelling, linkd decodes
+    ///    it), a route's required query params go under `?`.
+    ///
+    /// A param's pattern can take in a `/`, so before each variant come excludes that match it with one of its params
+    /// spanning segments (`/flows/?*/?*` before `/flows/?*`; `/flows/*/*` before the uuid's `/flows/????????-…`, as
+    /// 36 `?` may hold a `/` anywhere). An exclude matches only paths with more `/` than its variant: those of longer
+    /// variants, which come before, and — since `*` may be empty — a variant of the same length with a trailing `/`
+    /// (`/flows/*/*` matches `/flows/42/`), which is why every trailing-`/` form of a length comes before the
+    /// excludes of that length's plain forms.
     ///
     /// Limits (what Apple's patterns cannot say, docs/web-fallback.md): a param's type beyond its length (an `int`
-    /// param given letters, a `uuid` of 36 non-hex characters, a `slug` with capitals are covered), a param followed by
-    /// literals and a wildcard tail may span segments, a required query param does not make linkd try another route,
-    /// and only the canonical spelling of a path is covered (linkd ignores a trailing or doubled `/` and decodes `%41`
-    /// as `A`; the file does not).
+    /// param given letters, a `uuid` of 36 characters that are not hex digits, a `slug` with capitals are covered), a
+    /// param followed by literals and a wildcard tail may span segments, a required query param does not make linkd
+    /// try another route, a query item's name is matched as written (linkd decodes it).
     public func appleLinkComponents(host: String) -> [AppleLinkComponent] {
         var variants: [(segments: [PathPattern.Segment], query: [String: String])] = []
         if let share, shareHosts.contains(host), let pattern = try? PathPattern(parsing: share.path) {
@@ -55,26 +63,32 @@ extension AppManifest {
                 }
             }
         }
+        guard !variants.isEmpty else { return [] }
 
-        var components: [AppleLinkComponent] = []
-        // Wildcard tails first: they cover every length.
+        // No path with an empty segment opens the app.
+        var components = [AppleLinkComponent(path: "*//*", exclude: true)]
+        // Wildcard tails next: they cover every length.
         for variant in variants where variant.segments.last?.isWildcard == true {
             components.append(AppleLinkComponent(path: Self.applePath(variant.segments), query: variant.query))
         }
-        // Then the longest variants first, each after its excludes. A stable sort keeps manifest order within a length.
-        let fixed = variants.enumerated().filter { $0.element.segments.last?.isWildcard != true }
-            .sorted { ($0.element.segments.count, -$0.offset) > ($1.element.segments.count, -$1.offset) }
-            .map(\.element)
-        for variant in fixed {
-            for (index, segment) in variant.segments.enumerated() {
-                guard case .param(_, let type) = segment else { continue }
-                // The param's pattern holding a `/`: `?*/?*`, or `*/*` for a fixed length (its `?`s match `/` too).
-                let spanning = Self.appleGlob(for: type) == "?*" ? "?*/?*" : "*/*"
-                var globs = variant.segments.map(Self.appleGlob)
-                globs[index] = spanning
-                components.append(AppleLinkComponent(path: "/" + globs.joined(separator: "/"), exclude: true))
+        // Then by length, longest first (manifest order within a length): the trailing-`/` forms, then the plain ones,
+        // each after its excludes.
+        let fixed = variants.filter { $0.segments.last?.isWildcard != true }
+        for length in Set(fixed.map(\.segments.count)).sorted(by: >) {
+            let group = fixed.filter { $0.segments.count == length }
+            for trailing in length > 0 ? ["/", ""] : [""] {
+                for variant in group {
+                    for (index, segment) in variant.segments.enumerated() {
+                        guard case .param(_, let type) = segment else { continue }
+                        // The param's pattern holding a `/`: `?*/?*`, or `*/*` for a fixed length (its `?`s match `/` too).
+                        let spanning = Self.appleGlob(for: type) == "?*" ? "?*/?*" : "*/*"
+                        var globs = variant.segments.map(Self.appleGlob)
+                        globs[index] = spanning
+                        components.append(AppleLinkComponent(path: "/" + globs.joined(separator: "/") + trailing, exclude: true))
+                    }
+                    components.append(AppleLinkComponent(path: Self.applePath(variant.segments) + trailing, query: variant.query))
+                }
             }
-            components.append(AppleLinkComponent(path: Self.applePath(variant.segments), query: variant.query))
         }
         // A component after an identical one never decides anything.
         var seen = Set<String>()
@@ -109,8 +123,11 @@ extension AppManifest {
 
     /// `text` percent-encoded as a URL path segment carries it: RFC 3986 unreserved characters, sub-delimiters but `*`,
     /// `:` and `@` as they are, everything else (`?`, `*`, `%`, `/`, spaces, non-ASCII) as `%XX` of its UTF-8 bytes,
-    /// so no character of a literal reads as a pattern character.
-    static func appleEncoded(_ text: String) -> String {
+    /// hex uppercase, so no character of a literal reads as a pattern character.
+    ///
+    /// This is the canonical spelling of a segment: on http(s) a literal (and a `uuid` param) matches only a segment
+    /// written so (docs/matching.md), as the apple-app-site-association's patterns do.
+    public static func appleEncoded(_ text: String) -> String {
         var out = ""
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {

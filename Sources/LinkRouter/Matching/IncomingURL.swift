@@ -8,10 +8,33 @@ struct IncomingURL: Sendable {
     var host: String
     /// Port, if written.
     var port: Int?
-    /// Path segments, each percent-decoded once; empty segments dropped. For a custom scheme the host comes first.
+    /// Path segments, each percent-decoded once; empty segments dropped (a custom scheme's anywhere, an http(s)
+    /// path's last one: its trailing `/`). For a custom scheme the host comes first.
     var segments: [String]
     /// Query items, percent-decoded once; later duplicates are ignored.
     var query: [String: String]
+    /// How each segment of an http(s) URL is written (`Spelling`), parallel to `segments`; nil when every one is
+    /// canonical — always for a custom scheme, and the common case (no array is made for it).
+    var spellings: [Spelling]?
+    /// The first segment of an http(s) URL not written canonically, as written (for messages).
+    var firstNonCanonical: String?
+    /// The path as written when an http(s) path has an empty segment (`/tab//recents`, `//x`, `/x//`): such a URL
+    /// does not resolve (`nonCanonicalPath`), as iOS does not open it in the app. nil otherwise.
+    var emptySegmentPath: String?
+
+    /// How a path segment of an http(s) URL is written, against the spelling the apple-app-site-association gives a
+    /// literal with the same decoded value (`AppManifest.appleEncoded`: unreserved characters and the sub-delimiters
+    /// but `*`, `:` and `@` as they are, every other byte as `%XX`, hex uppercase). iOS compares its patterns with the
+    /// path as written, so only a canonical segment may match a literal or a `uuid` param (`RouteTrie.match`).
+    enum Spelling: UInt8, Sendable {
+        /// Written exactly as `appleEncoded` writes its decoded value.
+        case canonical
+        /// Canonical but for lowercase hex digits in an escape (`caf%c3%a9`): what `caseSensitive: false` folds.
+        case hexCase
+        /// Anything else: an escape of a character written as it is (`t%61b`, `%2D`), or a byte that the canonical
+        /// form escapes written raw (`*`, a space, a non-ASCII byte).
+        case other
+    }
 
     /// Whether the scheme is http(s).
     var isWeb: Bool { scheme == "https" || scheme == "http" }
@@ -38,10 +61,10 @@ struct IncomingURL: Sendable {
             let lowerScheme = lowercasedASCII(bytes, 0..<colon)
             let isWeb = lowerScheme == "https" || lowerScheme == "http"
             let host = try host(bytes, hostRange, isWeb: isWeb)
-            let segments = try pathSegments(bytes, host: hostRange, isWeb: isWeb, path: authorityEnd..<pathEnd)
-            let query = try queryItems(bytes, queryRange)
-            return .success(IncomingURL(scheme: lowerScheme, host: isWeb ? host : "", port: port,
-                                        segments: segments, query: query))
+            var url = IncomingURL(scheme: lowerScheme, host: isWeb ? host : "", port: port, segments: [], query: [:])
+            try url.readPath(bytes, host: hostRange, isWeb: isWeb, path: authorityEnd..<pathEnd)
+            url.query = try queryItems(bytes, queryRange)
+            return .success(url)
         } catch {
             return .failure(error)
         }
@@ -126,31 +149,74 @@ struct IncomingURL: Sendable {
         return host
     }
 
-    /// The path segments in `path`, each percent-decoded once, empty ones dropped; for a custom scheme the host
-    /// (percent-decoded) comes first.
-    private static func pathSegments(
+    /// Reads the path segments in `path`, each percent-decoded once; for a custom scheme the host (percent-decoded)
+    /// comes first and empty segments are dropped. For http(s) a trailing `/` is dropped, an empty segment elsewhere
+    /// is noted in `emptySegmentPath`, and each segment's spelling is checked (`spellings`).
+    private mutating func readPath(
         _ bytes: UnsafeBufferPointer<UInt8>, host: Range<Int>, isWeb: Bool, path: Range<Int>
-    ) throws(ResolutionProblem) -> [String] {
-        var segments: [String] = []
+    ) throws(ResolutionProblem) {
         segments.reserveCapacity(8)
         if !isWeb, !host.isEmpty {
-            guard let decoded = percentDecode(bytes, host) else {
-                throw ResolutionProblem(.malformedURL, "bad percent-encoding in '\(string(bytes, host))'")
+            guard let decoded = Self.percentDecode(bytes, host) else {
+                throw ResolutionProblem(.malformedURL, "bad percent-encoding in '\(Self.string(bytes, host))'")
             }
             segments.append(decoded)
         }
-        var start = path.lowerBound
+        // An http(s) path starts with `/` (the authority ends at the first one) or is empty.
+        var start = path.lowerBound + (isWeb && !path.isEmpty ? 1 : 0)
         while start < path.upperBound {
-            let stop = find(UInt8(ascii: "/"), in: start..<path.upperBound, of: bytes) ?? path.upperBound
+            let stop = Self.find(UInt8(ascii: "/"), in: start..<path.upperBound, of: bytes) ?? path.upperBound
             if stop > start {
-                guard let decoded = percentDecode(bytes, start..<stop) else {
-                    throw ResolutionProblem(.malformedURL, "bad percent-encoding in path segment '\(string(bytes, start..<stop))'")
+                guard let decoded = Self.percentDecode(bytes, start..<stop) else {
+                    throw ResolutionProblem(.malformedURL, "bad percent-encoding in path segment '\(Self.string(bytes, start..<stop))'")
                 }
+                if isWeb { noteSpelling(Self.spelling(bytes, start..<stop), of: bytes, start..<stop) }
                 segments.append(decoded)
+            } else if isWeb, emptySegmentPath == nil {
+                emptySegmentPath = Self.string(bytes, path)
             }
             start = stop + 1
         }
-        return segments
+    }
+
+    /// Records the spelling of the segment about to be appended; makes `spellings` at the first one not canonical.
+    private mutating func noteSpelling(_ spelling: Spelling, of bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        if spellings == nil {
+            guard spelling != .canonical else { return }
+            spellings = Array(repeating: .canonical, count: segments.count)
+            firstNonCanonical = Self.string(bytes, range)
+        }
+        spellings?.append(spelling)
+    }
+
+    /// Whether the canonical spelling (`AppManifest.appleEncoded`) carries `byte` as it is: ASCII letters, digits,
+    /// `-._~` and `!$&'()+,;=:@`. Two 64-bit masks, bytes 0–63 and 64–127 (AppleAppSiteAssociationTests checks them
+    /// against `appleEncoded`).
+    static func isRaw(_ byte: UInt8) -> Bool {
+        let low: UInt64 = 0x2FFF_7BD2_0000_0000, high: UInt64 = 0x47FF_FFFE_87FF_FFFF
+        return byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte - 64)) != 0
+    }
+
+    /// How the segment in `range` (a valid percent-encoding: already decoded) is written.
+    private static func spelling(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Spelling {
+        var result = Spelling.canonical
+        var index = range.lowerBound
+        while index < range.upperBound {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < range.upperBound else { return .other }
+                let high = bytes[index + 1], low = bytes[index + 2]
+                guard let value = hexValue(high).flatMap({ h in hexValue(low).map { h << 4 | $0 } }), !isRaw(value) else {
+                    return .other
+                }
+                if high >= 97 || low >= 97 { result = .hexCase }
+                index += 3
+            } else {
+                guard isRaw(byte) else { return .other }
+                index += 1
+            }
+        }
+        return result
     }
 
     /// The query items in `range`, names and values percent-decoded once; a later duplicate name is ignored.

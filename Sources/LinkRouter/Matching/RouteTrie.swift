@@ -3,6 +3,8 @@
 /// Lookup walks one node per URL segment (a dictionary lookup for literals, then the few typed-param edges,
 /// then the wildcard), so its cost grows with the URL's length, not with the number of routes.
 /// Most specific wins at each segment: literal, then typed param, then wildcard (with backtracking).
+/// A segment of an http(s) URL not written canonically (`IncomingURL.Spelling`) skips the literals and the `uuid`
+/// params, as the apple-app-site-association's patterns would (docs/matching.md).
 struct RouteTrie: Sendable {
     /// What a pattern leads to (a class: a match hands out one reference, not four copied fields).
     final class Terminal: Sendable {
@@ -46,7 +48,7 @@ struct RouteTrie: Sendable {
         for segment in segments {
             switch segment {
             case .literal(let text):
-                let key = caseInsensitive ? text.lowercased() : text
+                let key = caseInsensitive ? Self.asciiLowercased(text) : text
                 if let next = nodes[current].literals[key] {
                     current = next
                 } else {
@@ -183,14 +185,16 @@ struct RouteTrie: Sendable {
         lookup = Lookup(nodes)
     }
 
-    /// Matches decoded path segments; returns the terminal and the captured values in order.
-    func match(_ segments: [String]) -> (Terminal, [String])? {
+    /// Matches decoded path segments; returns the terminal and the captured values in order. `spellings` (nil: all
+    /// canonical) says how each segment was written: one not canonical matches no literal and no `uuid` param (one
+    /// canonical but for the case of its hex digits does, when the trie is case-insensitive).
+    func match(_ segments: [String], spellings: [IncomingURL.Spelling]? = nil) -> (Terminal, [String])? {
         let lookup = self.lookup ?? Lookup(nodes)
         var captures: [String] = []
         return lookup.nodes.withUnsafeBufferPointer { nodes in
             lookup.edges.withUnsafeBufferPointer { edges in
                 guard let (terminal, values) = Self.match(
-                    lookup, nodes, edges, segments, at: 0, node: 0, caseInsensitive: caseInsensitive, captures: &captures)
+                    lookup, nodes, edges, segments, spellings, at: 0, node: 0, caseInsensitive: caseInsensitive, captures: &captures)
                 else { return nil }
                 return (lookup.terminals[Int(terminal)], values)
             }
@@ -199,16 +203,23 @@ struct RouteTrie: Sendable {
 
     private static func match(
         _ lookup: Lookup, _ nodes: UnsafeBufferPointer<Lookup.FlatNode>, _ edges: UnsafeBufferPointer<Lookup.Edge>,
-        _ segments: [String], at position: Int, node index: Int, caseInsensitive: Bool, captures: inout [String]
+        _ segments: [String], _ spellings: [IncomingURL.Spelling]?, at position: Int, node index: Int, caseInsensitive: Bool,
+        captures: inout [String]
     ) -> (Int32, [String])? {
         let node = nodes[index]
         if position == segments.count {
             return node.terminal >= 0 ? (node.terminal, captures) : nil
         }
         let segment = segments[position]
-        if let next = lookup.literals[Lookup.LiteralKey(node: Int32(index), text: caseInsensitive ? segment.lowercased() : segment)],
-           let found = match(lookup, nodes, edges, segments, at: position + 1, node: Int(next), caseInsensitive: caseInsensitive,
-                             captures: &captures) {
+        let canonical = switch spellings?[position] {
+        case nil, .canonical?: true
+        case .hexCase?: caseInsensitive
+        case .other?: false
+        }
+        if canonical,
+           let next = lookup.literals[Lookup.LiteralKey(node: Int32(index), text: caseInsensitive ? asciiLowercased(segment) : segment)],
+           let found = match(lookup, nodes, edges, segments, spellings, at: position + 1, node: Int(next),
+                             caseInsensitive: caseInsensitive, captures: &captures) {
             return found
         }
         var edgeIndex = Int(node.paramStart)
@@ -216,9 +227,9 @@ struct RouteTrie: Sendable {
         while edgeIndex < edgeEnd {
             let edge = edges[edgeIndex]
             edgeIndex += 1
-            guard edge.type.accepts(Substring(segment)) else { continue }
+            guard canonical || edge.type != .uuid, edge.type.accepts(Substring(segment)) else { continue }
             captures.append(segment)
-            if let found = match(lookup, nodes, edges, segments, at: position + 1, node: Int(edge.child),
+            if let found = match(lookup, nodes, edges, segments, spellings, at: position + 1, node: Int(edge.child),
                                  caseInsensitive: caseInsensitive, captures: &captures) { return found }
             captures.removeLast()
         }
@@ -227,5 +238,13 @@ struct RouteTrie: Sendable {
             return (node.wildcard, captures)
         }
         return nil
+    }
+
+    /// `text` with ASCII letters lowercased and every other character kept: the fold of `caseInsensitivePaths`, the
+    /// one Apple's `caseSensitive: false` makes on a percent-encoded path. Returns `text` itself when it has no
+    /// capital.
+    static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return text }
+        return String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

@@ -120,6 +120,8 @@ public struct ResolutionProblem: Error, Codable, Sendable, Equatable {
         public static let unknownApp = Code("unknownApp")
         /// No pattern matches the path.
         public static let noMatch = Code("noMatch")
+        /// An http(s) path with an empty segment (`/tab//recents`, `//x`): iOS would not open it in the app.
+        public static let nonCanonicalPath = Code("nonCanonicalPath")
         /// A required query param is missing or a query param has the wrong type.
         public static let badQuery = Code("badQuery")
         /// The state may not open the route and no intercept applies.

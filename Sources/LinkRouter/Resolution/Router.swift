@@ -185,17 +185,27 @@ public final class Router: Sendable {
             return .failure(.init(.unknownState, "state '\(callerState)' is not a state of \(appID) (\(compiled.manifest.states.joined(separator: ", ")))"), app: appID)
         }
 
+        // An http(s) path with an empty segment: iOS never opens it in the app (the apple-app-site-association
+        // excludes `*//*`), so it resolves nowhere.
+        if let path = parsed.emptySegmentPath {
+            return notFound(compiled, state: callerState, problem: .init(.nonCanonicalPath,
+                "path '\(path)' has an empty segment ('//'); iOS does not open such a URL in the app, so linkd does not resolve it (write one '/' between segments)"))
+        }
+
         // Share links first: on the share hosts (or any host when none are listed) and on the custom schemes.
         // `matcher.share` exists only when the manifest has share links.
         if let shareTrie = compiled.matcher.share,
            !parsed.isWeb || compiled.shareHosts.isEmpty || compiled.shareHosts.contains(parsed.host),
-           let (terminal, values) = shareTrie.match(parsed.segments),
+           let (terminal, values) = shareTrie.match(parsed.segments, spellings: parsed.spellings),
            let index = terminal.paramNames.firstIndex(of: "token"), index < values.count, let share = compiled.manifest.share {
             return resolveShare(token: values[index], url: url, state: callerState, compiled: compiled, share: share, links: links)
         }
 
-        guard let (terminal, values) = compiled.matcher.routes.match(parsed.segments) else {
-            return notFound(compiled, state: callerState, problem: .init(.noMatch, "no route of \(appID) matches '/\(parsed.segments.joined(separator: "/"))'"))
+        guard let (terminal, values) = compiled.matcher.routes.match(parsed.segments, spellings: parsed.spellings) else {
+            let spelling = parsed.firstNonCanonical.map {
+                " (on http(s) a literal or uuid segment matches only as the apple-app-site-association writes it — unreserved characters as they are, others as %XX with uppercase hex — and '\($0)' is not written so)"
+            } ?? ""
+            return notFound(compiled, state: callerState, problem: .init(.noMatch, "no route of \(appID) matches '/\(parsed.segments.joined(separator: "/"))'" + spelling))
         }
         var params: [String: String] = [:]
         for (name, value) in zip(terminal.paramNames, values) { params[name] = value }
@@ -220,26 +230,21 @@ public final class Router: Sendable {
     public func checkShareTarget(app: String, route routeID: String, params: [String: String]) throws(RouteError) {
         guard let manifest = apps[app]?.manifest else { throw RouteError(code: .unknownApp, message: "app '\(app)' is not loaded") }
         guard let route = manifest.routes[routeID] else { throw RouteError(code: .unknownRoute, message: "\(app) has no route '\(routeID)'") }
-        guard route.shareable else { throw RouteError(code: .notShareable, message: "route \(routeID) is not shareable") }
-        var declared: [String: ParamType] = [:]
-        for text in route.patterns {
-            guard let pattern = try? PathPattern(parsing: text) else { continue }
-            for (segment, _) in pattern.segments {
-                switch segment {
-                case .param(let name, let type): declared[name] = type
-                case .wildcard(let name): declared[name] = .string
-                case .literal: break
-                }
-            }
+        guard route.shareable else {
+            throw RouteError(code: .notShareable, message: "route \(routeID) is not shareable"
+                + (manifest.share.map { $0.route != routeID && manifest.routes[$0.route]?.shareable == true ? " (\(app) shares through \($0.route))" : "" } ?? ""))
         }
-        for (name, spec) in route.query { declared[name] = spec.type }
+        let declared = route.declaredParams
         for (name, value) in params {
-            guard let type = declared[name] else {
+            guard let spec = declared[name] else {
                 throw RouteError(code: .badParams, message: "route \(routeID) has no param '\(name)'")
             }
-            guard type.accepts(Substring(value)) else {
-                throw RouteError(code: .badParams, message: "param '\(name)' of \(routeID) is not a valid \(type.rawValue)")
+            guard spec.type.accepts(Substring(value)) else {
+                throw RouteError(code: .badParams, message: "param '\(name)' of \(routeID) is not a valid \(spec.type.rawValue)")
             }
+        }
+        if let missing = declared.filter({ $0.value.required && params[$0.key] == nil }).keys.sorted().first, let spec = declared[missing] {
+            throw RouteError(code: .badParams, message: "route \(routeID) needs param '\(missing)' (\(spec.type.rawValue))")
         }
     }
 

@@ -5,8 +5,9 @@ import TokenSigning
 
 /// What `POST /v1/links` accepts.
 struct CreateLinkRequest: Decodable, Sendable {
-    /// The route the link opens (must be `shareable` in the manifest).
-    var route: String
+    /// The route the link opens (must be `shareable` in the manifest); absent: the manifest's `share.route` (what
+    /// the app shares, e.g. Handz's `ShareLink/FlowView`), which must then be shareable itself.
+    var route: String?
     /// The route's params, checked against the manifest's typed params.
     var params: [String: String]?
     /// Lifetime in seconds (default and cap from the configuration).
@@ -208,6 +209,12 @@ final class LinkService: Sendable {
     func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
         let params = request.params ?? [:]
         try Self.checkCaps(request, params: params)
+        guard let routeID = request.route ?? router.manifest(app: app)?.share?.route else {
+            throw LinkError(.invalid, "route is required: app \(app) has no share configuration in its manifest")
+        }
+        if request.route == nil, router.manifest(app: app)?.routes[routeID]?.shareable != true {
+            throw LinkError(.invalid, "route is required: \(app)'s share.route \(routeID) is not shareable, so name the shareable route to open")
+        }
         let ttl = request.ttlSeconds ?? defaultTTLSeconds
         guard (Caps.minTTLSeconds...maxTTLSeconds).contains(ttl) else {
             throw LinkError(.invalid, "ttlSeconds must be between \(Caps.minTTLSeconds) and \(maxTTLSeconds)")
@@ -222,7 +229,7 @@ final class LinkService: Sendable {
             suite = .hmacSHA256
         }
         do {
-            try router.checkShareTarget(app: app, route: request.route, params: params)
+            try router.checkShareTarget(app: app, route: routeID, params: params)
         } catch {
             let code: LinkError.Code = switch error.code {
             case .unknownRoute: .unknownRoute
@@ -247,7 +254,7 @@ final class LinkService: Sendable {
             throw LinkError(.conflict, "cannot sign for \(app): \((error as? TokenError)?.message ?? "\(error)")")
         }
         let record = LinkRecord(
-            id: linkID.hex, app: app, route: request.route, params: params, owner: request.owner, title: request.title,
+            id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
             expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
         try await Self.storing { try await store.createLink(record) }
@@ -299,7 +306,7 @@ final class LinkService: Sendable {
 
     private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {
         func refuse(_ message: String) -> LinkError { LinkError(.invalid, message) }
-        guard !request.route.isEmpty, request.route.utf8.count <= Caps.routeBytes else {
+        if let route = request.route, route.isEmpty || route.utf8.count > Caps.routeBytes {
             throw refuse("route must be 1–\(Caps.routeBytes) bytes")
         }
         guard params.count <= Caps.params else { throw refuse("at most \(Caps.params) params") }

@@ -89,11 +89,13 @@ public struct LandingPage: Sendable, Equatable {
     public var customSchemeURL: String?
     /// The preview, or `nil` when the origin is down, slow or has none (the page still renders).
     public var preview: Preview?
+    /// The headline without a preview; nil: "Shared from <App>".
+    public var title: String?
 
     /// - Parameters: see the properties.
     public init(
         app: AppPageInfo, shareURL: String, openInAppURL: String, customScheme: String? = nil,
-        customSchemeURL: String? = nil, preview: Preview? = nil
+        customSchemeURL: String? = nil, preview: Preview? = nil, title: String? = nil
     ) {
         self.app = app
         self.shareURL = shareURL
@@ -101,6 +103,7 @@ public struct LandingPage: Sendable, Equatable {
         self.customScheme = customScheme
         self.customSchemeURL = customSchemeURL
         self.preview = preview
+        self.title = title
     }
 }
 
@@ -123,16 +126,27 @@ public struct UnavailablePage: Sendable, Equatable {
     public var callToAction: CallToAction?
     /// The headline from the manifest (`share.message`), shown escaped; nil or empty shows `defaultMessage`.
     public var message: String?
+    /// The `<title>` text.
+    public var pageTitle: String
+    /// The sentence under the headline.
+    public var detail: String
 
     /// The headline when the manifest gives none.
     public static let defaultMessage = "This link is no longer available."
+    /// The sentence under the headline of a share link's page.
+    public static let defaultDetail = "It may have been removed, or the person who shared it stopped sharing it."
 
     /// - Parameters: see the properties.
-    public init(app: AppPageInfo?, reason: Reason, callToAction: CallToAction? = nil, message: String? = nil) {
+    public init(
+        app: AppPageInfo?, reason: Reason, callToAction: CallToAction? = nil, message: String? = nil,
+        pageTitle: String = "Link unavailable", detail: String = UnavailablePage.defaultDetail
+    ) {
         self.app = app
         self.reason = reason
         self.callToAction = callToAction
         self.message = message
+        self.pageTitle = pageTitle
+        self.detail = detail
     }
 
     /// The headline shown: `message` unless it is nil or empty, else `defaultMessage`.

@@ -104,7 +104,8 @@ public struct PageRenderer: Sendable {
         var context: [String: Any] = [
             "lang": page.app?.language ?? "en",
             "message": page.headline,
-            "title": "Link unavailable",
+            "title": page.pageTitle,
+            "detail": page.detail,
         ]
         if let app = page.app {
             context["appName"] = app.displayName
@@ -131,7 +132,7 @@ public struct PageRenderer: Sendable {
             "isDesktop": client == .desktop,
             "isCrawler": client == .crawler,
         ]
-        let title = page.preview.map { String($0.title.prefix(300)) } ?? "Shared from \(app.displayName)"
+        let title = page.preview.map { String($0.title.prefix(300)) } ?? page.title ?? "Shared from \(app.displayName)"
         context["title"] = title
         if let preview = page.preview {
             var item: [String: Any] = ["title": title]

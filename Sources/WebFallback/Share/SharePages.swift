@@ -90,7 +90,7 @@ public final class SharePages<Page: Sendable>: Sendable {
         case .desktop, .crawler: manifest.webFallbackURL ?? shareURL
         }
         let page = LandingPage(
-            app: Self.pageInfo(manifest), shareURL: shareURL, openInAppURL: open,
+            app: AppPageInfo(manifest), shareURL: shareURL, openInAppURL: open,
             customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
         let ready = makePage(renderer.landing(page, for: client))
         // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
@@ -125,7 +125,7 @@ public final class SharePages<Page: Sendable>: Sendable {
     /// nil when the token named none.
     private static func unavailable(_ renderer: PageRenderer, app manifest: AppManifest?, gone: Bool) -> RenderedPage {
         renderer.unavailable(UnavailablePage(
-            app: manifest.map(pageInfo), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(callToAction),
+            app: manifest.map(AppPageInfo.init), reason: gone ? .gone : .unknown, callToAction: manifest.flatMap(CallToAction.init(signedOutOf:)),
             message: manifest?.share?.unavailableMessage))
     }
 
@@ -152,30 +152,11 @@ public final class SharePages<Page: Sendable>: Sendable {
 
     // MARK: Manifest → page models
 
-    /// The app as pages show it.
-    static func pageInfo(_ manifest: AppManifest) -> AppPageInfo {
-        AppPageInfo(
-            appID: manifest.app, displayName: manifest.displayName, appStoreID: manifest.appStoreID,
-            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL,
-            badges: manifest.share?.badges ?? [:])
-    }
-
     /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
     /// router resolves like the https link.
     static func customSchemeURL(_ manifest: AppManifest, shareURL: String) -> String? {
         guard let scheme = manifest.schemes.first, let path = URLComponents(string: shareURL)?.percentEncodedPath else { return nil }
         return "\(scheme):/" + path
-    }
-
-    /// The web page's call to action: the screen the manifest's `share.cta` gives a signed-out person, as a link
-    /// into the app when that route has a parameterless path, else the app's web fallback.
-    static func callToAction(_ manifest: AppManifest) -> CallToAction? {
-        let route = manifest.share?.cta[manifest.unauthenticatedState].flatMap { manifest.routes[$0] }
-        if let route, let host = manifest.hosts.first,
-           let path = route.patterns.first(where: { !$0.contains(":") && !$0.contains("*") && !$0.contains("(") }) {
-            return CallToAction(label: "Open \(manifest.displayName)", url: "https://\(host)\(path)")
-        }
-        return manifest.webFallbackURL.map { CallToAction(label: "Get \(manifest.displayName)", url: $0) }
     }
 
     /// `/v1/previews/flows/:flowId` → `/v1/previews/flows/{flowId}` (OriginClient's template syntax).

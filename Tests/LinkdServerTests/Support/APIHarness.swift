@@ -68,9 +68,9 @@ struct API {
         return key
     }
 
-    /// Creates a Handz share link of `Library/FlowDetail` and returns the answer (`id`, `token`, `url`).
+    /// Creates a Handz share link of `ShareLink/FlowView` (seed 001 §7.2: the view-only flow) and returns the answer (`id`, `token`, `url`).
     func createHandzLink(key: String, owner: String = "u1", suite: String? = nil) async throws -> [String: Any] {
-        var body: [String: Any] = ["route": "Library/FlowDetail", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner, "title": "Flow"]
+        var body: [String: Any] = ["route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner, "title": "Flow"]
         if let suite { body["suite"] = suite }
         let reply = try await call(.post, "/v1/links", key: key, json: body)
         guard reply.status == 201 else { throw HarnessError("cannot create a link: \(reply.status) \(reply.text)") }

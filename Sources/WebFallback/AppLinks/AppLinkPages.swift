@@ -1,0 +1,68 @@
+public import LinkRouter
+
+/// What a browser gets on an app's universal-link / App Link URL (`https://links.handz.example/flows/<uuid>`) when
+/// the app did not open it (not installed, a desktop, an Android phone for an iOS-only app, a pasted URL):
+/// - a path the app resolves (a route, or an intercept in front of one): the landing page (200), as a share link's
+///   but without a preview: the app's name, "Open in <App>" with the custom-scheme URL of the same path (an
+///   `intent://` link on Android), the store buttons, the web fallback, Open Graph tags and the Smart App Banner
+///   with the URL as `app-argument`;
+/// - any other path: the app's 404 page ("There is no <App> page at this address."), rendered once per app.
+///
+/// No origin preview is fetched: these URLs carry no signature, so anyone could make linkd ask the origin for any
+/// id. Pages are rendered per request (no cache: the URL is the attacker's to vary).
+public struct AppLinkPages<Page: Sendable>: Sendable {
+    /// The compiled manifests (which app a host is, and what it resolves).
+    public let router: Router
+    private let renderer: PageRenderer
+    private let makePage: @Sendable (RenderedPage) -> Page
+    /// App id → its 404 page.
+    private let notFoundPages: [String: Page]
+
+    /// Renders the 404 page of every app with hosts.
+    /// - Parameters:
+    ///   - makePage: turns a rendered page into the form the server sends.
+    public init(router: Router, renderer: PageRenderer, makePage: @escaping @Sendable (RenderedPage) -> Page) {
+        self.router = router
+        self.renderer = renderer
+        self.makePage = makePage
+        var notFoundPages: [String: Page] = [:]
+        for manifest in router.manifests where !manifest.hosts.isEmpty {
+            notFoundPages[manifest.app] = makePage(renderer.unavailable(UnavailablePage(
+                app: AppPageInfo(manifest), reason: .unknown, callToAction: CallToAction(signedOutOf: manifest),
+                message: "There is no \(manifest.displayName) page at this address.", pageTitle: "Page not found",
+                detail: "Check the link, or open \(manifest.displayName) to find what you were looking for.")))
+        }
+        self.notFoundPages = notFoundPages
+    }
+
+    /// The page for `target` (the request target as written: path and query) on `host` (the `Host` field, port
+    /// allowed), for this kind of client; nil when no app names the host among its `hosts`.
+    public func page(host: String, target: String, client: UserAgentKind) -> Page? {
+        let hostname = Authority.hostname(host)
+        guard let manifest = router.manifests.first(where: { $0.hosts.contains(hostname) }),
+              let notFound = notFoundPages[manifest.app]
+        else { return nil }
+        let url = "https://\(hostname)\(target)"
+        let resolution = router.resolve(url: url, state: nil, app: manifest.app)
+        guard Self.resolves(resolution) else { return notFound }
+        let customURL = manifest.schemes.first.map { "\($0):/" + target }
+        let open = switch client {
+        case .iOS, .android: customURL ?? url
+        case .desktop, .crawler: manifest.webFallbackURL ?? url
+        }
+        let page = LandingPage(
+            app: AppPageInfo(manifest), shareURL: url, openInAppURL: open, customScheme: manifest.schemes.first,
+            customSchemeURL: customURL, preview: nil, title: "This link opens in \(manifest.displayName)")
+        return makePage(renderer.landing(page, for: client))
+    }
+
+    /// Whether the app resolves the URL: it opens a route for the caller's state, intercepts it (the route exists
+    /// but the state must sign in first), or names a route the state may never open.
+    static func resolves(_ resolution: Resolution) -> Bool {
+        switch resolution.outcome {
+        case .route, .intercept: true
+        case .notFound: resolution.problem?.code == .notAllowed
+        case .linkUnavailable: false
+        }
+    }
+}

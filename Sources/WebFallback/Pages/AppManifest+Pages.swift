@@ -1,0 +1,28 @@
+public import LinkRouter
+
+extension AppPageInfo {
+    /// The app as pages show it, from its manifest.
+    public init(_ manifest: AppManifest) {
+        self.init(
+            appID: manifest.app, displayName: manifest.displayName, appStoreID: manifest.appStoreID,
+            androidPackage: manifest.androidPackage, webFallbackURL: manifest.webFallbackURL,
+            badges: manifest.share?.badges ?? [:])
+    }
+}
+
+extension CallToAction {
+    /// The pages' call to action for a signed-out person: the screen the manifest's `share.cta` gives that state
+    /// (else the state's root, else the default tab's root), as a universal link when that route has a
+    /// parameterless path; else the app's web fallback; nil when the app has neither.
+    public init?(signedOutOf manifest: AppManifest) {
+        let state = manifest.unauthenticatedState
+        let routeID = manifest.share?.cta[state] ?? manifest.stateRoots[state] ?? manifest.defaultTab?.root
+        if let route = routeID.flatMap({ manifest.routes[$0] }), let host = manifest.hosts.first,
+           let path = route.patterns.first(where: { !$0.contains(":") && !$0.contains("*") && !$0.contains("(") }) {
+            self.init(label: "Open \(manifest.displayName)", url: "https://\(host)\(path)")
+            return
+        }
+        guard let fallback = manifest.webFallbackURL else { return nil }
+        self.init(label: "Get \(manifest.displayName)", url: fallback)
+    }
+}
