@@ -159,14 +159,14 @@ struct LinkDeletionTests {
             let (id, token) = try await WebPagesTests.link(api, key: key, eventId: "e1")
             #expect(try await api.call(.delete, "/v1/links/\(id)", key: key).status == 200)
             let headline = #"<h1 id="message">This event is &lt;b&gt;gone&lt;/b&gt; &amp; archived.</h1>"#
-            let gone = try await WebPagesTests.rawGet(port: port, "/s/\(token)", host: "links.ordentus.example")
+            let gone = try await WebPagesTests.rawRequest(port: port, "/s/\(token)", host: "links.ordentus.example")
             #expect(gone.status == 410)
             #expect(gone.text.contains(headline))
             #expect(!gone.text.contains("<b>gone</b>") && !gone.text.contains("This link is no longer available."))
-            let unknown = try await WebPagesTests.rawGet(port: port, "/s/abc", host: "links.ordentus.example")
+            let unknown = try await WebPagesTests.rawRequest(port: port, "/s/abc", host: "links.ordentus.example")
             #expect(unknown.status == 404 && unknown.body == gone.body)
             // Another app's page keeps its own (default) message.
-            let handz = try await WebPagesTests.rawGet(port: port, "/s/abc", host: "links.handz.example")
+            let handz = try await WebPagesTests.rawRequest(port: port, "/s/abc", host: "links.handz.example")
             #expect(handz.status == 404 && handz.text.contains(#"<h1 id="message">This link is no longer available.</h1>"#))
             let resolution = try await api.resolve("https://links.ordentus.example/s/\(token)", state: "signedIn")
             #expect(resolution["message"] as? String == "This event is <b>gone</b> & archived.")

@@ -39,13 +39,10 @@ struct SeedJourneyTests {
         Resolved(json: try await api.resolve(url, state: state))
     }
 
-    /// One request over a raw connection to the API's server (`Connection: close`), with `Host` and `User-Agent` as
-    /// a browser sends them.
-    static func send(_ api: API, _ path: String, host: String, agent: String? = nil, method: String = "GET") async throws -> RawConnection.Response {
-        let connection = try RawConnection(port: try #require(api.client.port))
-        try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n" + (agent.map { "User-Agent: \($0)\r\n" } ?? "")
-            + "Content-Length: 0\r\nConnection: close\r\n\r\n")
-        return try await connection.read()
+    /// One request as a browser sends it, on the API's server's port (`WebPagesTests.rawRequest`, through
+    /// Hummingbird's router).
+    static func send(_ api: API, _ path: String, host: String, agent: String = WebPagesTests.desktop, method: String = "GET") async throws -> RawConnection.Response {
+        try await WebPagesTests.rawRequest(method, port: try #require(api.client.port), path, host: host, agent: agent, close: true)
     }
 
     static let handzStates = ["signedOut", "guest", "free", "pro", "trial"]
@@ -288,6 +285,20 @@ struct SeedJourneyTests {
             let foreign = try await Self.send(api, "/flows/\(flowID)", host: "evil.example")
             #expect(foreign.status == 404 && foreign.errorCode == "not_found")
             #expect(try await Self.send(api, "/flows/\(flowID)", host: "links.handz.example", method: "POST").errorCode == "not_found")
+        }
+    }
+
+    @Test("issue 16 §2: app-link pages are charged to the client's rate-limit bucket: a client that repeats itself gets 429 with Retry-After")
+    func appLinkPagesAreRateLimited() async throws {
+        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
+            var statuses: [Int] = []
+            for index in 0..<5 {
+                statuses.append(try await Self.send(api, "/flows/3f2504e0-4f89-11d3-9a0c-03\(10 + index)e82c3301", host: "links.handz.example").status)
+            }
+            #expect(statuses == [200, 200, 200, 429, 429])
+            let refused = try await Self.send(api, "/no/such/page", host: "links.handz.example")
+            #expect(refused.status == 429 && refused.errorCode == "rate_limited")
+            #expect(refused.header("retry-after") != nil)
         }
     }
 

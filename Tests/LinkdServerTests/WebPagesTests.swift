@@ -41,11 +41,13 @@ struct WebPagesTests {
         return exampleManifests.filter { !$0.hasSuffix(file) } + [path]
     }
 
-    /// `GET path` with `Host: host` over a raw connection: through the event-loop fast path, or with
-    /// `Connection: close` through Hummingbird's router.
-    static func rawGet(port: Int, _ path: String, host: String, close: Bool = false) async throws -> RawConnection.Response {
+    /// `method path` (no body) with `Host: host` and `User-Agent: agent` over a raw connection, as a browser sends
+    /// it: through the event-loop fast path, or with `Connection: close` through Hummingbird's router.
+    static func rawRequest(
+        _ method: String = "GET", port: Int, _ path: String, host: String, agent: String = desktop, close: Bool = false
+    ) async throws -> RawConnection.Response {
         let connection = try RawConnection(port: port)
-        try await connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: \(desktop)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n")
+        try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: \(agent)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n")
         return try await connection.read()
     }
 
@@ -155,10 +157,10 @@ struct WebPagesTests {
             let link = try await api.createHandzLink(key: key)
             let token = try #require(link["token"] as? String)
             let id = try #require(link["id"] as? String)
-            let live = try await Self.rawGet(port: port, "/s/\(token)", host: "links.handz.example")
+            let live = try await Self.rawRequest(port: port, "/s/\(token)", host: "links.handz.example")
             #expect(live.status == 200)
             #expect(try await api.call(.delete, "/v1/links/\(id)", key: key).status == 200)
-            let gone = try await Self.rawGet(port: port, "/s/\(token)", host: "links.handz.example")
+            let gone = try await Self.rawRequest(port: port, "/s/\(token)", host: "links.handz.example")
             #expect(gone.status == 410)
             #expect(gone.text.contains("<title>Link unavailable · Handz</title>"))
             #expect(gone.text.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
@@ -172,7 +174,7 @@ struct WebPagesTests {
             let tokens = ["abc", String(forged), unknownKey, String(repeating: "A", count: 300), ordentus]
             for candidate in tokens {
                 for (host, close) in [("links.handz.example", false), ("links.handz.example", true), ("LINKS.handz.example:443", false)] {
-                    let reply = try await Self.rawGet(port: port, "/s/\(candidate)", host: host, close: close)
+                    let reply = try await Self.rawRequest(port: port, "/s/\(candidate)", host: host, close: close)
                     #expect(reply.status == 404, "\(candidate) on \(host)")
                     #expect(reply.body == gone.body, "\(candidate) on \(host), close \(close): not the 410 page's body")
                     let headers = { (r: RawConnection.Response) in
@@ -182,11 +184,11 @@ struct WebPagesTests {
                 }
             }
             // A host no app claims gets the page naming no app, the same for every token.
-            let elsewhere = try await Self.rawGet(port: port, "/s/abc", host: "127.0.0.1")
+            let elsewhere = try await Self.rawRequest(port: port, "/s/abc", host: "127.0.0.1")
             #expect(elsewhere.status == 404 && !elsewhere.text.contains("id=\"cta\"") && !elsewhere.text.contains("Handz"))
-            #expect(try await Self.rawGet(port: port, "/s/\(unknownKey)", host: "127.0.0.1").body == elsewhere.body)
+            #expect(try await Self.rawRequest(port: port, "/s/\(unknownKey)", host: "127.0.0.1").body == elsewhere.body)
             // Ordentus's host gets Ordentus's page.
-            let other = try await Self.rawGet(port: port, "/s/abc", host: "links.ordentus.example")
+            let other = try await Self.rawRequest(port: port, "/s/abc", host: "links.ordentus.example")
             #expect(other.status == 404 && other.text.contains("id=\"cta\" href=\"https://links.ordentus.example/signin\""))
         }
     }

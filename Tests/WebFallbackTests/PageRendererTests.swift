@@ -47,6 +47,17 @@ import Testing
         #expect(body.contains("id=\"web-link\" href=\"https://links.example.com/s/AQAAAAEx\""))
     }
 
+    /// An app-link URL is the client's to vary: its page carries the same QR code, but the code is not kept in the
+    /// cache the share links' codes live in (a flood of made-up paths would fill it and push theirs out).
+    @Test func madeUpURLsDoNotFillTheQRCache() throws {
+        let renderer = try Fixtures.renderer()
+        let cached = renderer.landing(Fixtures.landing(), for: .desktop).body
+        #expect(renderer.qrCodes.count == 1)
+        let uncached = renderer.landing(Fixtures.landing(), for: .desktop, cachingQRCode: false).body
+        #expect(renderer.qrCodes.count == 1)
+        #expect(uncached == cached, "the same page either way")
+    }
+
     /// What the server sends: on a host an app claims, an unknown token (404) gets that app's page — the body of its
     /// 410 page, with the app's name, call to action and store buttons; on any other host, the page naming no app.
     @Test func unavailableLooksTheSameForGoneAndUnknown() throws {

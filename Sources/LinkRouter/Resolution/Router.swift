@@ -133,6 +133,9 @@ public final class Router: Sendable {
     /// Every loaded manifest, in load order.
     public var manifests: [AppManifest] { appIDs.compactMap { apps[$0]?.manifest } }
 
+    /// The manifest of the app whose `hosts` name `host` (lowercase, no port; one app per host, checked at load).
+    public func manifest(host: String) -> AppManifest? { byHost[host]?.manifest }
+
     /// The app with share links that claims `host` (lowercase, no port) as a share host or link host.
     public func shareApp(host: String) -> String? { shareAppByHost[host] }
 

@@ -209,10 +209,11 @@ final class LinkService: Sendable {
     func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
         let params = request.params ?? [:]
         try Self.checkCaps(request, params: params)
-        guard let routeID = request.route ?? router.manifest(app: app)?.share?.route else {
+        let manifest = router.manifest(app: app)
+        guard let routeID = request.route ?? manifest?.share?.route else {
             throw LinkError(.invalid, "route is required: app \(app) has no share configuration in its manifest")
         }
-        if request.route == nil, router.manifest(app: app)?.routes[routeID]?.shareable != true {
+        if request.route == nil, manifest?.routes[routeID]?.shareable != true {
             throw LinkError(.invalid, "route is required: \(app)'s share.route \(routeID) is not shareable, so name the shareable route to open")
         }
         let ttl = request.ttlSeconds ?? defaultTTLSeconds

@@ -31,18 +31,18 @@ struct AppLinkPagesMiddleware: RouterMiddleware {
         }
     }
 
-    /// The app's page for an unmatched request, or nil when it is not a page request on an app's host.
+    /// The app's page for an unmatched request, or nil when it is not a page request on an app's host. The client's
+    /// bucket is charged before the page is made.
     private func page(for request: Request, context: Context) throws -> ReadyResponse? {
         guard request.method == .get || request.method == .head, let host = request.head.authority,
-              let target = request.head.path, target.hasPrefix("/"), !Self.isReserved(target)
+              let target = request.head.path, target.hasPrefix("/"), !Self.isReserved(target),
+              let app = pages.app(onHost: host)
         else { return nil }
-        let client = UserAgentKind(userAgent: request.headers[.userAgent])
-        guard let page = pages.page(host: host, target: target, client: client) else { return nil }
         if let limiter, !limiter.allow(context.clientAddress) {
             let seconds = limiter.secondsUntilAvailable(context.clientAddress)
             throw APIError.rateLimited("too many requests from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
-        return page
+        return pages.page(app: app, host: host, target: target, client: UserAgentKind(userAgent: request.headers[.userAgent]))
     }
 
     /// Whether the path of `target` (up to `?`) is one of the API's.

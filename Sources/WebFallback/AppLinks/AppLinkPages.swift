@@ -9,7 +9,8 @@ public import LinkRouter
 /// - any other path: the app's 404 page ("There is no <App> page at this address."), rendered once per app.
 ///
 /// No origin preview is fetched: these URLs carry no signature, so anyone could make linkd ask the origin for any
-/// id. Pages are rendered per request (no cache: the URL is the attacker's to vary).
+/// id. Pages are rendered per request (no cache: the URL is the attacker's to vary); the caller charges the client's
+/// rate limit between `app(onHost:)` and `page(…)`, before any rendering.
 public struct AppLinkPages<Page: Sendable>: Sendable {
     /// The compiled manifests (which app a host is, and what it resolves).
     public let router: Router
@@ -27,33 +28,38 @@ public struct AppLinkPages<Page: Sendable>: Sendable {
         self.makePage = makePage
         var notFoundPages: [String: Page] = [:]
         for manifest in router.manifests where !manifest.hosts.isEmpty {
-            notFoundPages[manifest.app] = makePage(renderer.unavailable(UnavailablePage(
-                app: AppPageInfo(manifest), reason: .unknown, callToAction: CallToAction(signedOutOf: manifest),
-                message: "There is no \(manifest.displayName) page at this address.", pageTitle: "Page not found",
-                detail: "Check the link, or open \(manifest.displayName) to find what you were looking for.")))
+            notFoundPages[manifest.app] = makePage(renderer.unavailable(Self.notFound(manifest)))
         }
         self.notFoundPages = notFoundPages
     }
 
-    /// The page for `target` (the request target as written: path and query) on `host` (the `Host` field, port
-    /// allowed), for this kind of client; nil when no app names the host among its `hosts`.
-    public func page(host: String, target: String, client: UserAgentKind) -> Page? {
-        let hostname = Authority.hostname(host)
-        guard let manifest = router.manifests.first(where: { $0.hosts.contains(hostname) }),
-              let notFound = notFoundPages[manifest.app]
-        else { return nil }
-        let url = "https://\(hostname)\(target)"
+    /// The 404 page of `manifest`'s app.
+    static func notFound(_ manifest: AppManifest) -> UnavailablePage {
+        UnavailablePage(
+            app: AppPageInfo(manifest), reason: .unknown, callToAction: CallToAction(signedOutOf: manifest),
+            message: "There is no \(manifest.displayName) page at this address.", pageTitle: "Page not found",
+            detail: "Check the link, or open \(manifest.displayName) to find what you were looking for.")
+    }
+
+    /// The app whose `hosts` name `host` (the `Host` field, port allowed); nil for a host no app names: no page is
+    /// made there.
+    public func app(onHost host: String) -> AppManifest? {
+        router.manifest(host: Authority.hostname(host))
+    }
+
+    /// The page of `app` (from `app(onHost:)`) for `target` (the request target as written: path and query) on
+    /// `host`, for this kind of client. The desktop page's QR code is encoded for this page alone
+    /// (`cachingQRCode: false`): the URL is the client's to vary, and must not fill the cache of the share links' codes.
+    public func page(app manifest: AppManifest, host: String, target: String, client: UserAgentKind) -> Page {
+        let url = "https://\(Authority.hostname(host))\(target)"
         let resolution = router.resolve(url: url, state: nil, app: manifest.app)
-        guard Self.resolves(resolution) else { return notFound }
-        let customURL = manifest.schemes.first.map { "\($0):/" + target }
-        let open = switch client {
-        case .iOS, .android: customURL ?? url
-        case .desktop, .crawler: manifest.webFallbackURL ?? url
+        guard Self.resolves(resolution) else {
+            return notFoundPages[manifest.app] ?? makePage(renderer.unavailable(Self.notFound(manifest)))
         }
         let page = LandingPage(
-            app: AppPageInfo(manifest), shareURL: url, openInAppURL: open, customScheme: manifest.schemes.first,
-            customSchemeURL: customURL, preview: nil, title: "This link opens in \(manifest.displayName)")
-        return makePage(renderer.landing(page, for: client))
+            manifest, url: url, customSchemeURL: manifest.schemes.first.map { "\($0):/" + target }, client: client,
+            title: "This link opens in \(manifest.displayName)")
+        return makePage(renderer.landing(page, for: client, cachingQRCode: false))
     }
 
     /// Whether the app resolves the URL: it opens a route for the caller's state, intercepts it (the route exists

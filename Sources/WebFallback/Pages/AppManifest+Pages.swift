@@ -26,3 +26,20 @@ extension CallToAction {
         self.init(label: "Get \(manifest.displayName)", url: fallback)
     }
 }
+
+extension LandingPage {
+    /// The landing page of `url` (a share URL or an app-link URL) for `client`: "Open in <App>" goes to
+    /// `customSchemeURL` on phones and to the app's web fallback on desktops and for crawlers, else to `url` itself.
+    public init(
+        _ manifest: AppManifest, url: String, customSchemeURL: String?, client: UserAgentKind, preview: Preview? = nil,
+        title: String? = nil
+    ) {
+        let open = switch client {
+        case .iOS, .android: customSchemeURL ?? url
+        case .desktop, .crawler: manifest.webFallbackURL ?? url
+        }
+        self.init(
+            app: AppPageInfo(manifest), shareURL: url, openInAppURL: open, customScheme: manifest.schemes.first,
+            customSchemeURL: customSchemeURL, preview: preview, title: title)
+    }
+}

@@ -91,9 +91,11 @@ public struct PageRenderer: Sendable {
         return defaults[name]
     }
 
-    /// The landing page (200) for a valid link, shaped for the client kind.
-    public func landing(_ page: LandingPage, for client: UserAgentKind) -> RenderedPage {
-        let context = landingContext(page, client: client)
+    /// The landing page (200) for a valid link, shaped for the client kind. `cachingQRCode`: whether the desktop
+    /// page's QR code is kept in `qrCodes` (a signed share URL, met again); false for a URL the client made up (an
+    /// app-link path), which is encoded for this page alone and never fills the cache.
+    public func landing(_ page: LandingPage, for client: UserAgentKind, cachingQRCode: Bool = true) -> RenderedPage {
+        let context = landingContext(page, client: client, cachingQRCode: cachingQRCode)
         let body = template("landing", app: page.app.appID)?.render(context) ?? ""
         return RenderedPage(status: 200, headers: Self.htmlHeaders, body: body)
     }
@@ -120,7 +122,7 @@ public struct PageRenderer: Sendable {
     static let htmlHeaders: [(name: String, value: String)] =
         [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page
 
-    func landingContext(_ page: LandingPage, client: UserAgentKind) -> [String: Any] {
+    func landingContext(_ page: LandingPage, client: UserAgentKind, cachingQRCode: Bool = true) -> [String: Any] {
         let app = page.app
         var context: [String: Any] = [
             "lang": app.language,
@@ -167,7 +169,8 @@ public struct PageRenderer: Sendable {
         }
         if let customURL = page.customSchemeURL { context["appLinkURL"] = customURL }
         if client == .android, let intent = androidIntentURL(page) { context["openURL"] = intent }
-        if client == .desktop, let svg = qrCodes.svg(for: page.shareURL, moduleSize: 4) {
+        if client == .desktop, let svg = cachingQRCode
+            ? qrCodes.svg(for: page.shareURL, moduleSize: 4) : try? QRCode.encode(page.shareURL).svg(moduleSize: 4) {
             context["qrSVG"] = svg
         }
         return context

@@ -12,6 +12,9 @@ public final class QRCodeCache: Sendable {
     /// Most codes kept.
     public let capacity: Int
 
+    /// How many codes are kept now.
+    public var count: Int { entries.withLock { $0.count } }
+
     /// A cache of at most `capacity` codes.
     public init(capacity: Int = 10_000) { self.capacity = max(1, capacity) }
 

@@ -84,14 +84,9 @@ public final class SharePages<Page: Sendable>: Sendable {
         }
         if preview == nil, let title = title(), !title.isEmpty { preview = Preview(title: title) }
         let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
-        let customURL = Self.customSchemeURL(manifest, shareURL: shareURL)
-        let open = switch client {
-        case .iOS, .android: customURL ?? shareURL
-        case .desktop, .crawler: manifest.webFallbackURL ?? shareURL
-        }
         let page = LandingPage(
-            app: AppPageInfo(manifest), shareURL: shareURL, openInAppURL: open,
-            customScheme: manifest.schemes.first, customSchemeURL: customURL, preview: preview)
+            manifest, url: shareURL, customSchemeURL: Self.customSchemeURL(manifest, shareURL: shareURL), client: client,
+            preview: preview)
         let ready = makePage(renderer.landing(page, for: client))
         // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
         if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }
