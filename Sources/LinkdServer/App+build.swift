@@ -40,6 +40,7 @@ public func buildServer(
     var logger = logger
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
 
+    FileDescriptorLimit.raise(for: configuration.maxConnections, logger: logger)
     try DataDirectory.prepare(configuration.dataDir)
     let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
     let bootstrap: ServerBootstrap
@@ -55,13 +56,22 @@ public func buildServer(
     let links = LinkService(
         store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
         defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
+    let apiKeys = APIKeyDirectory()
+    do { try await apiKeys.reload(from: store) } catch {
+        await store.close()
+        throw ConfigurationError(message: "the store: cannot read the API keys: \(error)")
+    }
     let auth = APIKeyAuthenticator(
         store: store,
-        failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst))
+        failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst),
+        directory: apiKeys)
     let limiter = configuration.rateLimitPerSecond > 0
         ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
 
+    let clients = ClientAddresses(trustedProxies: configuration.trustedProxyNetworks)
     let router = Hummingbird.Router(context: LinkdRequestContext.self)
+    // First: the client key every later step (rate limits, the auth-failure lockout) reads.
+    router.add(middleware: ClientAddressMiddleware(clients: clients))
     // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -105,16 +115,21 @@ public func buildServer(
     // The hot routes answered on the event loop when memory has all they need.
     let fastRoutes = configuration.fastPath ? hotRoutes : nil
     let serverName = "linkd"
+    let connections = ConnectionCounter(limits: configuration.edgeLimits, metrics: metrics)
     let application = Application(
         router: router,
         server: HTTPServerBuilder { responder in
-            FastPathChannel(base: HTTP1Channel(responder: responder), routes: fastRoutes, serverName: serverName)
+            EdgeChannel(
+                base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: EdgeLimits.maxHeadBytes, maxHeaderListSize: EdgeLimits.maxHeadBytes))),
+                routes: fastRoutes, serverName: serverName, limits: configuration.edgeLimits, connections: connections,
+                clients: clients)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys), flusher, deletions, OriginFetchService(fetches: pages.fetches)],
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: configuration.eventLoopThreads > 0
             ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,

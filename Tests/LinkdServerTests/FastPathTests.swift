@@ -9,7 +9,7 @@ import Testing
 
 @testable import LinkdServer
 
-/// The event-loop fast path (`FastPathHandler`): what it answers must be what Hummingbird answers, in order, with
+/// The event-loop fast path (`EdgeHandler`): what it answers must be what Hummingbird answers, in order, with
 /// rate limits and metrics counted once. A request with `Connection: close` always goes to Hummingbird, which
 /// makes the reference answer for the same request.
 @Suite("Event-loop fast path")

@@ -194,10 +194,13 @@ struct OpenAPITests {
             // A link id the store already has (a 2^-128 collision, injected): 409.
             api.faults.fault = .linkIDCollision
             expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "ShareLink/FlowView", "params": flow]), 409)
-            // The store does not answer: every authenticated endpoint 503 (the key cannot be looked up), /readyz 503.
+            // The store does not answer: every authenticated endpoint 503 for a key this instance has not seen yet (it
+            // cannot be looked up), /readyz 503.
+            let (unseen, unseenSecret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "made on another instance")
+            try await api.faults.base.insertAPIKey(unseen)
             api.faults.fault = .unavailable
             for (method, path, template) in Self.authenticatedOperations(linkID: id, kid: oldKid, apiKeyID: spareID) {
-                let reply = try await check.call(method, path, template: template, key: admin, json: Self.body(template))
+                let reply = try await check.call(method, path, template: template, key: unseenSecret, json: Self.body(template))
                 expectStatus(reply, 503)
                 #expect(reply.errorCode == "store_unavailable")
             }
@@ -227,8 +230,9 @@ struct OpenAPITests {
                 statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status)
             }
             #expect(statuses.last == 429, "\(statuses)")
+            // Locked out: every attempt without a valid key is 429 (a valid key is still served: ErrorTests).
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000") {
-                expectStatus(try await check.call(method, path, template: template, key: api.adminKey, json: Self.body(template)), 429)
+                expectStatus(try await check.call(method, path, template: template, key: "lkd_wrong", json: Self.body(template)), 429)
             }
             statuses = []
             for _ in 0..<10 where statuses.last != 429 {

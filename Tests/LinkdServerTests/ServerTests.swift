@@ -146,6 +146,20 @@ struct ServerConfigurationTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_EVENT_LOOP_THREADS": "999"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: [:], port: 70000) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file + ".missing", environment: [:]) }
+        for (text, message) in [
+            ("headTimeoutSeconds: 0\n", "headTimeoutSeconds must be"), ("idleTimeoutSeconds: 99999\n", "idleTimeoutSeconds must be"),
+            ("maxConnections: 10\nmaxConnectionsPerClient: 11\n", "maxConnections must be"),
+            ("trustedProxies: [10.0.0.0/33]\n", "trustedProxies: '10.0.0.0/33' is not"),
+        ] {
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(file: file, environment: [:]) }
+            do { _ = try ServerConfiguration.load(file: file, environment: [:]) } catch let error as ConfigurationError {
+                #expect(error.message.contains(message), "\(error.message)")
+            }
+        }
+        let proxies = try ServerConfiguration.load(file: nil, environment: ["LINKD_TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16"])
+        #expect(proxies.trustedProxies == ["10.0.0.1", "192.168.0.0/16"])
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_TRUSTED_PROXIES": "proxy.local"]) }
     }
 }
 
@@ -175,6 +189,13 @@ extension ServerConfigurationTests {
             syncIntervalSeconds: 1.5
             eventLoopThreads: 2
             fastPath: false
+            headTimeoutSeconds: 5
+            bodyTimeoutSeconds: 20
+            idleTimeoutSeconds: 60
+            writeTimeoutSeconds: 15
+            maxConnections: 2000
+            maxConnectionsPerClient: 64
+            trustedProxies: [10.0.0.0/8, "2001:db8::1"]
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let read = try ServerConfiguration.load(file: file, environment: [:])
@@ -184,10 +205,11 @@ extension ServerConfigurationTests {
             logLevel: "debug", rateLimitPerSecond: 0, rateLimitBurst: 100, authFailuresPerMinute: 5,
             templatesDir: "/usr/share/linkd/templates", appTemplates: ["handz": "/etc/linkd/handz"], previewWaitMilliseconds: 150,
             maxOriginFetches: 8, database: "postgres://linkd@db.internal:5432/linkd", syncIntervalSeconds: 1.5, eventLoopThreads: 2,
-            fastPath: false)
+            fastPath: false, headTimeoutSeconds: 5, bodyTimeoutSeconds: 20, idleTimeoutSeconds: 60, writeTimeoutSeconds: 15,
+            maxConnections: 2000, maxConnectionsPerClient: 64, trustedProxies: ["10.0.0.0/8", "2001:db8::1"])
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 21)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 28)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -231,7 +253,18 @@ struct RateLimiterTests {
         #expect(limiter.allow("b", now: 100))
         #expect(limiter.allow("a", now: 100.5))
         #expect(!limiter.allow("a", now: 100.5))
-        #expect(!limiter.allow("a", cost: 5, now: 200))
+    }
+
+    @Test("a costly request passes on one token and leaves the bucket in debt, which later requests wait out")
+    func costs() {
+        let limiter = RateLimiter(perSecond: 1, burst: 4)
+        #expect(limiter.allow("a", cost: 10, now: 0), "a full bucket lets a costly request through")
+        #expect(!limiter.allow("a", now: 0))
+        #expect(limiter.secondsUntilAvailable("a", now: 0) == 5, "debt floors at -burst: -4 → 1 takes 5 s")
+        #expect(!limiter.allow("a", now: 4.9))
+        #expect(limiter.allow("a", now: 5))
+        // A cheap client beside it is not charged for the other's cost.
+        #expect((0..<4).allSatisfy { _ in limiter.allow("b", now: 0) })
     }
 
     @Test("Retry-After: whole seconds until the bucket that refused has a token again, at least 1")
@@ -242,21 +275,78 @@ struct RateLimiterTests {
         #expect(limiter.secondsUntilAvailable("a", now: 10) == 4)
         #expect(limiter.secondsUntilAvailable("a", now: 12) == 2)
         #expect(limiter.secondsUntilAvailable("a", now: 13.5) == 1, "0.375 s rounds up to 1")
-        #expect(limiter.secondsUntilAvailable("a", cost: 2, now: 10) == 8)
         // The auth-failure bucket: 10 a minute, burst 10: a token every 6 s once it is empty.
         let failures = RateLimiter(perSecond: 10.0 / 60, burst: APIKeyAuthenticator.failureBurst)
         for _ in 0..<10 { _ = failures.allow("b", now: 0) }
         #expect(!failures.peek("b", now: 0))
         #expect(failures.secondsUntilAvailable("b", now: 0) == 6)
         #expect(failures.peek("b", now: 6.01))
-        #expect(RateLimiter(perSecond: 1e-9, burst: 1).secondsUntilAvailable("c", cost: 2, now: 0) == RateLimiter.maxRetryAfterSeconds)
+        let closed = RateLimiter(perSecond: 1e-9, burst: 1)
+        _ = closed.allow("c", now: 0)
+        #expect(closed.secondsUntilAvailable("c", now: 0) == RateLimiter.maxRetryAfterSeconds)
     }
 
-    @Test("memory stays bounded by maxClients")
-    func bounded() {
-        let limiter = RateLimiter(perSecond: 1, burst: 1, maxClients: 10)
-        for n in 0..<1000 { _ = limiter.allow("client\(n)", now: 1) }
-        #expect(limiter.clientCount <= 10)
+    @Test("memory stays bounded by maxClients; a flood of new addresses evicts the least recently used, not all")
+    func leastRecentlyUsed() {
+        let limiter = RateLimiter(perSecond: 0.001, burst: 2, maxClients: 10)
+        // An abuser empties its bucket and keeps it in use.
+        #expect(limiter.allow("abuser", now: 1) && limiter.allow("abuser", now: 1) && !limiter.allow("abuser", now: 1))
+        for n in 0..<1000 {
+            _ = limiter.allow("flood\(n)", now: 1)
+            if n % 5 == 0 { #expect(!limiter.allow("abuser", now: 1), "the abuser's bucket survived \(n) new clients") }
+        }
+        #expect(limiter.clientCount == 10)
+        #expect(!limiter.peek("abuser", now: 1), "still empty: the flood did not clear it")
+        #expect(limiter.peek("flood0", now: 1), "the oldest flood entries were evicted (a new bucket is full)")
         #expect(limiter.allow("fresh", now: 1))
+    }
+}
+
+@Suite("Client addresses")
+struct ClientAddressTests {
+    @Test("IPv4 keys by address, IPv6 by its /64, IPv4-mapped IPv6 as IPv4; garbage is refused")
+    func keys() {
+        #expect(IPAddress("192.0.2.7")?.clientKey == "192.0.2.7")
+        #expect(IPAddress("2001:db8:1:2:aaaa::1")?.clientKey == "2001:db8:1:2::/64")
+        #expect(IPAddress("2001:db8:1:2:ffff:ffff:ffff:ffff")?.clientKey == "2001:db8:1:2::/64")
+        #expect(IPAddress("2001:db8:1:3::1")?.clientKey == "2001:db8:1:3::/64")
+        #expect(IPAddress("::ffff:192.0.2.7")?.clientKey == "192.0.2.7")
+        for bad in ["", "unknown", "192.0.2", "192.0.2.7:80", "[::1]", "1.2.3.4.5", "fe80::1%eth0", String(repeating: "1", count: 100)] {
+            #expect(IPAddress(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("networks: CIDR of either family; a v4 network never holds a v6 address")
+    func networks() throws {
+        let ten = try #require(IPNetwork("10.0.0.0/8"))
+        #expect(ten.contains(IPAddress("10.200.3.4")!))
+        #expect(!ten.contains(IPAddress("11.0.0.1")!))
+        #expect(!ten.contains(IPAddress("::a00:1")!))
+        let v6 = try #require(IPNetwork("2001:db8::/32"))
+        #expect(v6.contains(IPAddress("2001:db8:ffff::1")!))
+        #expect(!v6.contains(IPAddress("2001:db9::1")!))
+        #expect(IPNetwork("127.0.0.1")?.contains(IPAddress("127.0.0.1")!) == true)
+        #expect(IPNetwork("127.0.0.1")?.contains(IPAddress("127.0.0.2")!) == false)
+        for bad in ["10.0.0.0/33", "::/129", "10.0.0.0/", "nope/8", "10.0.0.0/-1"] { #expect(IPNetwork(bad) == nil, "\(bad)") }
+    }
+
+    @Test("forwarding headers are believed from trusted proxies only, read from the right past every trusted hop")
+    func forwarded() {
+        let clients = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!, IPNetwork("2001:db8:ffff::/48")!])
+        func client(_ peer: String, forwarded: String? = nil, xff: String? = nil) -> String {
+            let (key, trusted) = (IPAddress(peer)!.clientKey, clients.isTrusted(IPAddress(peer)!))
+            return clients.client(peerKey: key, peerIsTrusted: trusted, forwarded: forwarded, xForwardedFor: xff)
+        }
+        #expect(client("203.0.113.9", xff: "198.51.100.1") == "203.0.113.9", "an untrusted peer's header is ignored")
+        #expect(client("10.1.1.1", xff: "198.51.100.1") == "198.51.100.1")
+        #expect(client("10.1.1.1", xff: "6.6.6.6, 198.51.100.1, 10.2.2.2") == "198.51.100.1",
+                "a client-written entry left of the real client is not believed")
+        #expect(client("10.1.1.1", xff: "10.3.3.3, 10.2.2.2") == "10.3.3.3", "all trusted: the farthest hop")
+        #expect(client("10.1.1.1") == "10.1.1.1", "no header: the proxy itself")
+        #expect(client("10.1.1.1", xff: "garbage") == "10.1.1.1")
+        #expect(client("10.1.1.1", forwarded: "for=192.0.2.60;proto=https, for=\"[2001:db8:cafe::17]:4711\"") == "2001:db8:cafe:0::/64")
+        #expect(client("10.1.1.1", forwarded: "for=\"192.0.2.60:1234\"", xff: "6.6.6.6") == "192.0.2.60", "Forwarded wins")
+        #expect(client("10.1.1.1", forwarded: "for=unknown") == "10.1.1.1")
+        #expect(client("10.1.1.1", xff: String(repeating: "1.1.1.1,", count: 200)) == "10.1.1.1", "over the size cap: ignored")
     }
 }

@@ -32,12 +32,26 @@ public final class RawConnection: @unchecked Sendable {
     private let socket: Int32
     private var pending: [UInt8] = []
 
-    /// Connects to `host`:`port` (an IPv4 address, 127.0.0.1 by default); reads time out after 10 s.
-    public init(port: Int, host: String = "127.0.0.1") throws {
+    /// Connects to `host`:`port` (an IPv4 address, 127.0.0.1 by default) from `source` (another loopback address,
+    /// such as 127.0.0.2, makes the connection another client's); reads time out after 10 s, sends after
+    /// `sendTimeout` seconds.
+    public init(port: Int, host: String = "127.0.0.1", from source: String? = nil, sendTimeout: Int = 10) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HarnessError("socket() failed") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var sendTimeoutValue = timeval(tv_sec: sendTimeout, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &sendTimeoutValue, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = ipv4Address(host: source, port: 0)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(socket)
+                throw HarnessError("cannot bind to \(source)")
+            }
+        }
         var address = ipv4Address(host: host, port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -55,12 +69,27 @@ public final class RawConnection: @unchecked Sendable {
         try await Self.offPool { try self.sendBlocking(text) }
     }
 
+    /// Sends as much of `bytes` as the socket takes before its send timeout; how many bytes it took (a client that
+    /// writes without reading learns here when the server stopped reading).
+    public func sendSome(_ bytes: [UInt8]) async -> Int {
+        (try? await Self.offPool {
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { Glibc.send(self.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard count > 0 else { break }
+                sent += count
+            }
+            return sent
+        }) ?? 0
+    }
+
     /// Reads the next response.
     public func read() async throws -> Response {
         try await Self.offPool { try self.readBlocking() }
     }
 
-    /// Whether the server closed the connection (reads end of stream within the timeout).
+    /// Whether the server closed the connection: what it sent is read and dropped until the end of the stream (true)
+    /// or the 10 s read timeout (false).
     public func isClosedByServer() async -> Bool {
         (try? await Self.offPool { self.closedBlocking() }) ?? false
     }
@@ -101,9 +130,14 @@ public final class RawConnection: @unchecked Sendable {
         return Response(statusLine: head[0], headers: headers, body: body)
     }
 
+    /// Reads (and drops) what the server sent until it closes (true) or the read times out (false).
     private func closedBlocking() -> Bool {
-        var byte: UInt8 = 0
-        return recv(socket, &byte, 1, 0) == 0
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
     }
 
     private func fill() throws {

@@ -16,13 +16,18 @@ struct Caller: Sendable {
 
 /// API keys: made here, stored as SHA-256 digests only, checked on every authenticated request.
 ///
-/// A key is `lkd_` + 43 base64url characters (256 random bits); only its digest is stored, and the digest found by
-/// lookup is compared again in constant time. Failed attempts are limited per client address (`failures`, a token
-/// bucket: `authFailuresPerMinute`, burst 10): while it is empty the caller gets 429 before any lookup, even with a
-/// valid key, until it refills.
+/// A key is `lkd_` + 43 base64url characters (256 random bits); only its digest is stored, and the digest found is
+/// compared again in constant time. Keys are recognised from memory (`APIKeyDirectory`); a digest memory does not
+/// know is looked up in the store.
+///
+/// Failed attempts are limited per client address (`failures`, a token bucket: burst 10, refilled at
+/// `authFailuresPerMinute`). While an address's bucket is empty, a request from it with a key this instance knows
+/// is still served — one prankster behind a shared address locks nobody else out — and every other attempt is
+/// answered 429 (`Retry-After`) at once, without a store lookup.
 struct APIKeyAuthenticator: Sendable {
     let store: StoreFront
     let failures: RateLimiter
+    let directory: APIKeyDirectory
 
     /// Failed authentications an address may make at once before `authFailuresPerMinute` applies.
     static let failureBurst: Double = 10
@@ -40,33 +45,42 @@ struct APIKeyAuthenticator: Sendable {
         return (record, secret)
     }
 
-    /// The caller of `request`, or 401 / 429 (`Retry-After`: when the failure bucket has a token again), or 503
-    /// when the store cannot be asked.
+    /// The caller of `request`; 401 for a missing, unknown or revoked key, 429 (`Retry-After`: when the failure
+    /// bucket has a token again) for any but a valid key while the address is locked out, 503 when the store
+    /// cannot be asked.
     func authenticate(_ request: Request, client: String) async throws -> Caller {
-        guard failures.peek(client) else {
-            let seconds = failures.secondsUntilAvailable(client)
-            throw APIError.rateLimited(
-                "too many failed authentications from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
-        }
+        let lockedOut = !failures.peek(client)
         guard let header = request.headers[.authorization], header.utf8.count <= Self.maxHeaderBytes,
               header.hasPrefix("Bearer ")
         else {
-            _ = failures.allow(client)
-            throw APIError(.unauthorized, .unauthorized, "send an API key as 'Authorization: Bearer <key>'")
+            throw failed(client, lockedOut: lockedOut, APIError(.unauthorized, .unauthorized, "send an API key as 'Authorization: Bearer <key>'"))
         }
         let secret = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
         let digest = SecretDigest.sha256(Array(secret.utf8))
-        let record: APIKeyRecord?
-        do {
-            record = try await store.apiKey(secretHash: Data(digest))
-        } catch {
-            throw APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
+        var record = directory.record(digest: Data(digest))
+        if record == nil, !lockedOut {
+            do {
+                record = try await store.apiKey(secretHash: Data(digest))
+            } catch {
+                throw APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
+            }
+            if let record { directory.remember(record) }
         }
         guard let record, ConstantTime.equals([UInt8](record.secretHash), digest), record.revoked == nil else {
-            _ = failures.allow(client)
-            throw APIError(.unauthorized, .unauthorized, "the API key is unknown or revoked")
+            throw failed(client, lockedOut: lockedOut, APIError(.unauthorized, .unauthorized, "the API key is unknown or revoked"))
         }
         return Caller(keyID: record.id, kind: record.kind, app: record.app)
+    }
+
+    /// The error of a failed attempt: `error` (charging the address's failure bucket), or 429 while it is locked out.
+    private func failed(_ client: String, lockedOut: Bool, _ error: APIError) -> APIError {
+        guard lockedOut else {
+            failures.charge(client, cost: 1)
+            return error
+        }
+        let seconds = failures.secondsUntilAvailable(client)
+        return APIError.rateLimited(
+            "too many failed authentications from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
     }
 
     /// An admin caller, or 401 / 403.

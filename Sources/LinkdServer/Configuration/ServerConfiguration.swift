@@ -1,6 +1,7 @@
 import Foundation
 import LinkRouter
 import LinkStore
+import NIOCore
 import Logging
 import TokenSigning
 
@@ -34,6 +35,16 @@ import TokenSigning
 /// - `eventLoopThreads` / `LINKD_EVENT_LOOP_THREADS` — Int — `0`: SwiftNIO event-loop threads; 0 means one per core.
 /// - `fastPath` — Bool — `true`: answer share pages, resolutions and `/healthz` on the event loop when memory has
 ///   all they need (same answers; false sends every request through Hummingbird's router).
+/// - `headTimeoutSeconds` — Double — `10`: a request head must come whole within this time of its first byte
+///   (else `408` and the connection is closed).
+/// - `bodyTimeoutSeconds` — Double — `30`: a request body must come whole within this time of its head.
+/// - `idleTimeoutSeconds` — Double — `75`: a keep-alive connection with no request under way is closed after this.
+/// - `writeTimeoutSeconds` — Double — `30`: a connection whose client takes no response bytes this long is closed.
+/// - `maxConnections` — Int — `10000`: connections open at once (past it: `503`, `tooManyConnections`).
+/// - `maxConnectionsPerClient` — Int — `256`: connections open at once from one IPv4 address or IPv6 /64 (trusted
+///   proxies are not capped).
+/// - `trustedProxies` / `LINKD_TRUSTED_PROXIES` (comma-separated) — [String] — `[]`: addresses or CIDR networks
+///   of the reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (nobody else's are believed).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -58,6 +69,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var syncIntervalSeconds: Double
     public var eventLoopThreads: Int
     public var fastPath: Bool
+    public var headTimeoutSeconds: Double
+    public var bodyTimeoutSeconds: Double
+    public var idleTimeoutSeconds: Double
+    public var writeTimeoutSeconds: Double
+    public var maxConnections: Int
+    public var maxConnectionsPerClient: Int
+    public var trustedProxies: [String]
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -81,7 +99,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         database: String? = nil,
         syncIntervalSeconds: Double = 2,
         eventLoopThreads: Int = 0,
-        fastPath: Bool = true
+        fastPath: Bool = true,
+        headTimeoutSeconds: Double = 10,
+        bodyTimeoutSeconds: Double = 30,
+        idleTimeoutSeconds: Double = 75,
+        writeTimeoutSeconds: Double = 30,
+        maxConnections: Int = 10_000,
+        maxConnectionsPerClient: Int = 256,
+        trustedProxies: [String] = []
     ) {
         self.host = host
         self.port = port
@@ -104,13 +129,22 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.syncIntervalSeconds = syncIntervalSeconds
         self.eventLoopThreads = eventLoopThreads
         self.fastPath = fastPath
+        self.headTimeoutSeconds = headTimeoutSeconds
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.writeTimeoutSeconds = writeTimeoutSeconds
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerClient = maxConnectionsPerClient
+        self.trustedProxies = trustedProxies
     }
 
     /// The keys of a configuration file.
     enum Key: String, CaseIterable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
             clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
-            previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath
+            previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath,
+            headTimeoutSeconds, bodyTimeoutSeconds, idleTimeoutSeconds, writeTimeoutSeconds, maxConnections,
+            maxConnectionsPerClient, trustedProxies
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -137,6 +171,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .syncIntervalSeconds: syncIntervalSeconds = try value.double()
         case .eventLoopThreads: eventLoopThreads = try value.int()
         case .fastPath: fastPath = try value.bool()
+        case .headTimeoutSeconds: headTimeoutSeconds = try value.double()
+        case .bodyTimeoutSeconds: bodyTimeoutSeconds = try value.double()
+        case .idleTimeoutSeconds: idleTimeoutSeconds = try value.double()
+        case .writeTimeoutSeconds: writeTimeoutSeconds = try value.double()
+        case .maxConnections: maxConnections = try value.int()
+        case .maxConnectionsPerClient: maxConnectionsPerClient = try value.int()
+        case .trustedProxies: trustedProxies = try value.strings()
         }
     }
 }
@@ -180,6 +221,9 @@ extension ServerConfiguration {
                 throw ConfigurationError(message: "LINKD_EVENT_LOOP_THREADS: '\(value)' is not a number")
             }
             configuration.eventLoopThreads = threads
+        }
+        if let value = environment["LINKD_TRUSTED_PROXIES"], !value.isEmpty {
+            configuration.trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
@@ -254,8 +298,33 @@ extension ServerConfiguration {
         }
         guard (0...256).contains(eventLoopThreads) else { throw ConfigurationError(message: "eventLoopThreads must be 0–256 (0: one per core)") }
         guard authFailuresPerMinute > 0 else { throw ConfigurationError(message: "authFailuresPerMinute must be positive") }
+        for (name, seconds, range) in [
+            ("headTimeoutSeconds", headTimeoutSeconds, 0.1...60.0), ("bodyTimeoutSeconds", bodyTimeoutSeconds, 0.1...600.0),
+            ("idleTimeoutSeconds", idleTimeoutSeconds, 0.1...3600.0), ("writeTimeoutSeconds", writeTimeoutSeconds, 0.1...600.0),
+        ] where !range.contains(seconds) {
+            throw ConfigurationError(message: "\(name) must be \(range.lowerBound)–\(range.upperBound) seconds")
+        }
+        guard maxConnections >= 1, (1...maxConnections).contains(maxConnectionsPerClient) else {
+            throw ConfigurationError(message: "maxConnections must be ≥ 1 and maxConnectionsPerClient 1–maxConnections")
+        }
+        if let bad = trustedProxies.first(where: { IPNetwork($0) == nil }) {
+            throw ConfigurationError(message: "trustedProxies: '\(bad)' is not an IP address or CIDR network (10.0.0.0/8, 2001:db8::/32)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
     }
+}
+
+extension ServerConfiguration {
+    /// The connection limits of the HTTP edge.
+    var edgeLimits: EdgeLimits {
+        EdgeLimits(
+            headTimeout: .nanoseconds(Int64(headTimeoutSeconds * 1e9)), bodyTimeout: .nanoseconds(Int64(bodyTimeoutSeconds * 1e9)),
+            idleTimeout: .nanoseconds(Int64(idleTimeoutSeconds * 1e9)), writeTimeout: .nanoseconds(Int64(writeTimeoutSeconds * 1e9)),
+            maxConnections: maxConnections, maxConnectionsPerClient: maxConnectionsPerClient)
+    }
+
+    /// The trusted proxies as networks (validated by `validate()`).
+    var trustedProxyNetworks: [IPNetwork] { trustedProxies.compactMap(IPNetwork.init) }
 }

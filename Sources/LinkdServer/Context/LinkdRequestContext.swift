@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -7,12 +8,35 @@ struct LinkdRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     /// The connected peer.
     let remoteAddress: SocketAddress?
+    /// The client a trusted proxy named (`ClientAddressMiddleware`); nil when the peer is the client.
+    var forwardedClient: String?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// The rate-limit key of the caller: its IP address.
-    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The rate-limit key of the caller: the forwarded client behind a trusted proxy, else the peer's IPv4 address
+    /// or IPv6 /64 (`ClientAddresses`).
+    var clientAddress: String { forwardedClient ?? ClientAddresses.key(of: remoteAddress) }
+}
+
+/// Sets `forwardedClient` of a request from a trusted proxy, from its `Forwarded` or `X-Forwarded-For` (several
+/// fields of one name are read joined, as a list); does nothing when no proxy is trusted.
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = LinkdRequestContext
+    let clients: ClientAddresses
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !clients.trustedProxies.isEmpty else { return try await next(request, context) }
+        let (peerKey, trusted) = clients.peer(context.remoteAddress)
+        guard trusted else { return try await next(request, context) }
+        var context = context
+        let forwarded = request.headers[values: HTTPField.Name("Forwarded")!].joined(separator: ",")
+        let xForwardedFor = request.headers[values: HTTPField.Name("X-Forwarded-For")!].joined(separator: ",")
+        context.forwardedClient = clients.client(
+            peerKey: peerKey, peerIsTrusted: true, forwarded: forwarded.isEmpty ? nil : forwarded,
+            xForwardedFor: xForwardedFor.isEmpty ? nil : xForwardedFor)
+        return try await next(request, context)
+    }
 }

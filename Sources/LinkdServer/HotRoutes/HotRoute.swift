@@ -26,12 +26,20 @@ struct HotRoute: Sendable {
         case parameter(String)
     }
 
-    /// Whether the per-client rate limit applies.
+    /// Whether the per-client rate limit applies, and what a request costs.
     enum RateLimit: Sendable, Equatable {
         /// Not limited (health checks).
         case none
-        /// One token of the client address's bucket per request (`rateLimitPerSecond`, `rateLimitBurst`).
-        case perClient
+        /// Tokens of the client's bucket per request (`rateLimitPerSecond`, `rateLimitBurst`), as `Cost` says.
+        case perClient(Cost)
+    }
+
+    /// What a request of a rate-limited route costs (`RequestCost`).
+    enum Cost: Sendable, Equatable {
+        /// 1, or `RequestCost.ed25519Token` when its target or body carries an Ed25519 share token.
+        case byToken
+        /// 1 plus 1 per 16 KiB of its (calendar) body.
+        case byBodySize
     }
 
     /// What body the route reads: at most `maxBytes`, of media type `mediaType` (413 and 415 otherwise).
@@ -118,6 +126,26 @@ struct HotRequest {
         switch source {
         case .hummingbird(let request, _): request.head.authority
         case .bytes(let request): request.text(request.head.host)
+        }
+    }
+
+    /// The rate-limit tokens this request costs under `cost`.
+    func cost(_ cost: HotRoute.Cost) -> Double {
+        switch cost {
+        case .byBodySize:
+            return RequestCost.calendar(bodyBytes: body.readableBytes)
+        case .byToken:
+            return body.withUnsafeReadableBytes { body in
+                switch source {
+                case .hummingbird(let request, _):
+                    var target = request.uri.string
+                    return target.withUTF8 { RequestCost.token(in: UnsafeRawBufferPointer($0), body) }
+                case .bytes(let request):
+                    return request.bytes.withUnsafeReadableBytes { bytes in
+                        RequestCost.token(in: UnsafeRawBufferPointer(rebasing: bytes[request.head.target]), body)
+                    }
+                }
+            }
         }
     }
 

@@ -6,7 +6,7 @@ import NIOCore
 /// The table of hot routes, read by both entrances (ARCHITECTURE.md draws the way of a request):
 /// - Hummingbird's router, through `register(on:)`: every route, answered by its full handler after the rate limit
 ///   and the body rule;
-/// - the event-loop fast path (`FastPathHandler`), through `candidate(_:bytes:at:)` and `answer(_:client:)`: the
+/// - the event-loop fast path (`EdgeHandler`), through `candidate(_:bytes:at:)` and `answer(_:client:)`: the
 ///   routes with a memory-only handler, matched on the request's bytes, answered only when memory has all they need.
 ///
 /// What both keep alike: the path a target names (segments split as Hummingbird's router splits them), the rate
@@ -67,14 +67,21 @@ final class HotRouteTable: Sendable {
     }
 
     private func answer(_ route: HotRoute, _ request: Request, _ context: LinkdRequestContext) async throws -> Response {
-        if route.rateLimit == .perClient, let limiter, !limiter.allow(context.clientAddress) {
-            let seconds = limiter.secondsUntilAvailable(context.clientAddress)
+        // One token to start (a request refused for its body is charged too); the rest of its cost once the body is
+        // read. The fast path charges the whole cost once it has answered: a request is charged once either way.
+        let limited = route.rateLimit != .none ? limiter : nil
+        if let limited, !limited.allow(context.clientAddress) {
+            let seconds = limited.secondsUntilAvailable(context.clientAddress)
             throw APIError.rateLimited("too many requests from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
         var body = ByteBuffer()
         if let rule = route.body { body = try await JSONBody.collect(request, maxBytes: rule.maxBytes, contentType: rule.mediaType) }
         let parameter = route.parameterName.flatMap { context.parameters.get($0) }
-        return try await route.answer(HotRequest(source: .hummingbird(request, parameter: parameter), body: body))
+        let hot = HotRequest(source: .hummingbird(request, parameter: parameter), body: body)
+        if let limited, case .perClient(let cost) = route.rateLimit, hot.cost(cost) > 1 {
+            limited.charge(context.clientAddress, cost: hot.cost(cost) - 1)
+        }
+        return try await route.answer(hot)
     }
 
     // MARK: The fast path's entrance
@@ -156,10 +163,11 @@ final class HotRouteTable: Sendable {
         // An empty bucket: Hummingbird answers the 429. The bucket is charged only once the answer is made, so a
         // request is charged once by whichever path answers it (two connections of one client on two event loops
         // may both pass the peek for the last token: one request over, at most one per loop).
-        let limited = route.rateLimit == .perClient
-        if limited, let limiter, !limiter.peek(client) { return nil }
-        guard let response = fromMemory(HotRequest(source: .bytes(request), body: request.body)) else { return nil }
-        if limited { _ = limiter?.allow(client) }
+        let limited = route.rateLimit != .none ? limiter : nil
+        if let limited, !limited.peek(client) { return nil }
+        let hot = HotRequest(source: .bytes(request), body: request.body)
+        guard let response = fromMemory(hot) else { return nil }
+        if let limited, case .perClient(let cost) = route.rateLimit { limited.charge(client, cost: hot.cost(cost)) }
         metrics.recordFastPathAnswer()
         let duration = ContinuousClock.now - request.started
         let method = request.head.method == .post ? "POST" : "GET"

@@ -12,18 +12,18 @@ extension HotRouteTable {
                 answer: { _ in HealthRoutes.healthy.response },
                 answerFromMemory: { _ in HealthRoutes.healthy }),
             HotRoute(
-                .get, "/v1/resolve", rateLimit: .perClient,
+                .get, "/v1/resolve", rateLimit: .perClient(.byToken),
                 answer: { request in await resolve.answer(try ResolveRoutes.Query(uri: request.uri)).response },
                 answerFromMemory: { request in (try? ResolveRoutes.Query(uri: request.uri)).flatMap(resolve.answerInMemory) }),
             HotRoute(
-                .post, "/v1/resolve", rateLimit: .perClient, body: resolveBody,
+                .post, "/v1/resolve", rateLimit: .perClient(.byToken), body: resolveBody,
                 answer: { request in await resolve.answer(try ResolveRoutes.Query(body: request.body)).response },
                 answerFromMemory: { request in ResolveRoutes.Query(flatBody: request.body).flatMap(resolve.answerInMemory) }),
             HotRoute(
-                .post, "/v1/resolve/ics", rateLimit: .perClient, body: calendarBody,
+                .post, "/v1/resolve/ics", rateLimit: .perClient(.byBodySize), body: calendarBody,
                 answer: { request in try await resolve.calendar(request.body, query: request.uri.queryParameters) }),
             HotRoute(
-                .get, "/s/{token}", rateLimit: .perClient,
+                .get, "/s/{token}", rateLimit: .perClient(.byToken),
                 answer: { request in
                     await share.page(token: request.parameter ?? "", host: request.host, userAgent: request.userAgent).response
                 },
@@ -31,7 +31,7 @@ extension HotRouteTable {
                     share.pageInMemory(token: request.parameter ?? "", host: request.host, userAgent: request.userAgent)
                 }),
             HotRoute(
-                .get, "/s/{token}/qr.svg", rateLimit: .perClient,
+                .get, "/s/{token}/qr.svg", rateLimit: .perClient(.byToken),
                 answer: { request in await share.qrCode(token: request.parameter ?? "", host: request.host) }),
         ]
     }

@@ -170,6 +170,7 @@ struct AdminRoutes: Sendable {
         }
         let (record, secret) = APIKeyAuthenticator.makeKey(kind: kind, app: body.app, label: body.label)
         try await LinkService.storing { try await store.createAPIKey(record) }
+        auth.directory.remember(record)
         var logged: Logger.Metadata = ["apiKey": "\(record.id)", "kind": "\(kind.rawValue)"]
         if let app = body.app { logged["app"] = "\(app)" }
         try await audit(
@@ -196,6 +197,7 @@ struct AdminRoutes: Sendable {
         try await audit(caller, "apikey.revoke", id, logger: context.logger, ["apiKey": "\(id)"])
         let keys = try await LinkService.storing { try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client) }
         guard let record = keys.first(where: { $0.id == id }) else { throw APIError(.notFound, .notFound, "no API key \(id)") }
+        auth.directory.remember(record)  // revoked here at once (other instances: within APIKeyDirectory.refreshInterval)
         return try JSONBody.response(APIKeyView(record))
     }
 

@@ -13,6 +13,9 @@ final class ServerMetrics: Sendable {
     private let resolutions: [Resolution.Outcome: Counter]
     private let verdicts: [String: Counter]
     private let fastPathAnswers: Counter
+    private let connectionsOpen: Gauge
+    private let connectionRefusals: [ConnectionCounter.Refusal: Counter]
+    private let connectionExpiries: [ConnectionExpiry: Counter]
 
     private struct RequestKey: Hashable {
         let method: String
@@ -37,6 +40,32 @@ final class ServerMetrics: Sendable {
         }
         self.verdicts = verdicts
         fastPathAnswers = registry.makeCounter(name: "linkd_fast_path_answers_total")
+        connectionsOpen = registry.makeGauge(name: "linkd_connections_open")
+        var refusals: [ConnectionCounter.Refusal: Counter] = [:]
+        for reason in ConnectionCounter.Refusal.allCases {
+            refusals[reason] = registry.makeCounter(name: "linkd_connections_refused_total", labels: [("reason", reason.rawValue)])
+        }
+        connectionRefusals = refusals
+        var expiries: [ConnectionExpiry: Counter] = [:]
+        for reason in ConnectionExpiry.allCases {
+            expiries[reason] = registry.makeCounter(name: "linkd_connections_closed_total", labels: [("reason", reason.rawValue)])
+        }
+        connectionExpiries = expiries
+    }
+
+    /// Sets the open-connections gauge.
+    func setOpenConnections(_ count: Int) {
+        connectionsOpen.set(to: Double(count))
+    }
+
+    /// Counts a connection refused at a cap.
+    func recordConnectionRefused(_ reason: ConnectionCounter.Refusal) {
+        connectionRefusals[reason]?.increment()
+    }
+
+    /// Counts a connection linkd closed at a deadline.
+    func recordConnectionClosed(_ reason: ConnectionExpiry) {
+        connectionExpiries[reason]?.increment()
     }
 
     /// Counts a request and records its latency, by route pattern and status.
@@ -58,7 +87,7 @@ final class ServerMetrics: Sendable {
         series.duration.record(duration)
     }
 
-    /// Counts a request answered on the event loop from memory (`FastPathHandler`); the rest go through Hummingbird.
+    /// Counts a request answered on the event loop from memory (`EdgeHandler`); the rest go through Hummingbird.
     func recordFastPathAnswer() {
         fastPathAnswers.increment()
     }

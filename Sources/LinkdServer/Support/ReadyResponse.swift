@@ -5,7 +5,7 @@ import NIOHTTP1
 import WebFallback
 
 /// A response made in full before it is sent: status, header fields and body bytes. Routes make these; Hummingbird
-/// answers one as a `Response`, the event-loop fast path (`FastPathHandler`) writes its HTTP/1.1 bytes.
+/// answers one as a `Response`, the event-loop fast path (`EdgeHandler`) writes its HTTP/1.1 bytes.
 struct ReadyResponse: Sendable {
     /// The status.
     let status: HTTPResponse.Status

@@ -9,6 +9,8 @@ public enum TokenSuite: UInt8, Sendable, Codable, CaseIterable {
     public var tagLength: Int { self == .hmacSHA256 ? 32 : 64 }
     /// Total decoded token length in bytes.
     public var tokenLength: Int { TokenLayout.headerLength + tagLength }
+    /// Length of the token as text (unpadded base64url): 83 characters for HMAC-SHA256, 126 for Ed25519.
+    public var encodedLength: Int { (tokenLength * 4 + 2) / 3 }
     /// Name used on the command line and in JSON: `hmac-sha256` or `ed25519`.
     public var name: String { self == .hmacSHA256 ? "hmac-sha256" : "ed25519" }
     /// Parses `hmac-sha256` / `ed25519`.

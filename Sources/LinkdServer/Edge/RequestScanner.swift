@@ -19,6 +19,12 @@ struct ScannedHead: Equatable {
     /// The value of the `Content-Type` field, and how many there were.
     var contentType: Range<Int>?
     var contentTypeCount = 0
+    /// The value of the `Forwarded` field, and how many there were (read only from a trusted proxy).
+    var forwarded: Range<Int>?
+    var forwardedCount = 0
+    /// The value of the `X-Forwarded-For` field, and how many there were (read only from a trusted proxy).
+    var xForwardedFor: Range<Int>?
+    var xForwardedForCount = 0
     /// The body's length (`Content-Length`, 0 without one).
     var contentLength = 0
     /// The head's length, blank line included: the body starts here.
@@ -58,6 +64,32 @@ enum RequestScanner {
         let result = scanHead(p)
         if case .incomplete = result, p.count >= maxHeadBytes { return .unsupported }
         return result
+    }
+
+    /// Where a head being received ends, as far as the bytes searched so far tell.
+    enum HeadEnd: Equatable {
+        /// Just past the blank line that ends the head.
+        case found(Int)
+        /// Not in the bytes yet: search again from `searched` when more come.
+        case notYet(searched: Int)
+        /// A bare LF or a head longer than `maxHeadBytes`: `scan` decides (it will not read it).
+        case unreadable
+    }
+
+    /// Searches `p` for the end of the head at its front, from `start` on: the bytes before `start` were searched
+    /// by an earlier call, so a head arriving a few bytes at a time is searched once in all, not again from byte 0
+    /// on every read (`scan` runs once more when the end is found).
+    static func findHeadEnd(_ p: UnsafeRawBufferPointer, from start: Int) -> HeadEnd {
+        let n = min(p.count, maxHeadBytes)
+        var i = max(0, start)
+        while i < n {
+            if p[i] == lf {
+                guard i > 0, p[i - 1] == cr else { return .unreadable }
+                if i >= 3, p[i - 2] == lf, p[i - 3] == cr { return .found(i + 1) }
+            }
+            i += 1
+        }
+        return p.count >= maxHeadBytes ? .unreadable : .notYet(searched: n)
     }
 
     private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), sp = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
@@ -136,6 +168,12 @@ enum RequestScanner {
                 else { return .unsupported }
                 sawContentLength = true
                 head.contentLength = value.reduce(0) { $0 * 10 + Int(p[$1] - 0x30) }
+            case 9 where equalsLowercased(p, name, "forwarded"):
+                head.forwarded = head.forwarded ?? value
+                head.forwardedCount += 1
+            case 15 where equalsLowercased(p, name, "x-forwarded-for"):
+                head.xForwardedFor = head.xForwardedFor ?? value
+                head.xForwardedForCount += 1
             case 10 where equalsLowercased(p, name, "connection"):
                 guard equalsLowercased(p, value, "keep-alive") else { return .unsupported }
             case 17 where equalsLowercased(p, name, "transfer-encoding"): return .unsupported

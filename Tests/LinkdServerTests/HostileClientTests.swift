@@ -1,0 +1,243 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LinkdTestSupport
+@testable import LinkdServer
+import Testing
+
+/// Issue 17: the HTTP edge holds under hostile clients. Each client is played against the real daemon (`linkd serve`,
+/// a child process, so its memory is its own) on loopback, with limits set low by a configuration file so that every
+/// test ends in seconds.
+@Suite("Hostile clients (issue 17)", .serialized)
+struct HostileClientTests {
+    /// A daemon with `settings` (YAML lines) added to its configuration.
+    static func daemon(_ settings: String) throws -> LinkdDaemon {
+        let dataDir = temporaryDataDir()
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        let config = dataDir + ".yaml"
+        try (settings + "\n").write(toFile: config, atomically: true, encoding: .utf8)
+        return try LinkdDaemon(dataDir: dataDir + "/data", arguments: ["--config", config])
+    }
+
+    static func port(_ daemon: LinkdDaemon) -> Int { Int(daemon.baseURL.split(separator: ":").last!)! }
+
+    /// The daemon's resident memory in bytes (`VmRSS`).
+    static func residentBytes(_ daemon: LinkdDaemon) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }!
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])! * 1024
+    }
+
+    /// A metric's value (the sum over series whose line starts with `series`).
+    static func metric(_ daemon: LinkdDaemon, _ series: String) async throws -> Double {
+        let reply = try await TestHTTP.send("GET", daemon.baseURL + "/metrics")
+        return String(decoding: reply.body, as: UTF8.self).split(separator: "\n")
+            .filter { series.contains("{") ? $0.hasPrefix(series) : $0.hasPrefix(series + " ") || $0.hasPrefix(series + "{") }
+            .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
+    }
+
+    static let healthz = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+    @Test("a client that pipelines requests and never reads the answers: memory stays bounded, the connection is dropped, others are served",
+          arguments: [true, false])
+    func nonReadingPipeliner(fastPath: Bool) async throws {
+        let daemon = try Self.daemon("fastPath: \(fastPath)\nwriteTimeoutSeconds: 3")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        // Warm up, then take the baseline.
+        for _ in 0..<3 { _ = try await TestHTTP.send("GET", daemon.baseURL + "/healthz") }
+        let before = try Self.residentBytes(daemon)
+        let batch = Array(String(repeating: Self.healthz, count: 2000).utf8)  // 82 KB: 2,000 requests
+        let clients = try (0..<4).map { _ in try RawConnection(port: port, sendTimeout: 1) }
+        var sent = 0
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Int.self) { group in
+            for client in clients {
+                group.addTask {
+                    var total = 0
+                    // Write until the server stops taking bytes (a send blocked for 1 s), at most 8 s.
+                    while ContinuousClock.now - started < .seconds(8) {
+                        let count = await client.sendSome(batch)
+                        total += count
+                        if count < batch.count { break }
+                    }
+                    return total
+                }
+            }
+            for await count in group { sent += count }
+        }
+        let after = try Self.residentBytes(daemon)
+        let requests = sent / Self.healthz.utf8.count
+        let growth = after - before
+        // Without backpressure the daemon answered every request into memory (2.7 GB in 11 s); with it, each
+        // connection holds at most a few hundred KB (README, "Limits").
+        #expect(growth < 40 << 20, "grew \(growth >> 20) MB after \(requests) pipelined requests on 4 connections")
+        #expect(sent < 64 << 20, "the server kept reading: \(sent >> 20) MB taken")
+        // Other clients are served meanwhile.
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + "/healthz").status == 200)
+        // The blocked connections are dropped after writeTimeoutSeconds.
+        var closed = 0.0
+        let waited = ContinuousClock.now
+        while closed < 4, ContinuousClock.now - waited < .seconds(30) {  // the debug build may still be answering the backlog
+            try await Task.sleep(for: .seconds(1))
+            closed = try await Self.metric(daemon, "linkd_connections_closed_total{reason=\"write_timeout\"}")
+        }
+        let lines = String(decoding: try await TestHTTP.send("GET", daemon.baseURL + "/metrics").body, as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("linkd_connections") }
+        #expect(closed == 4, "\(lines)")
+        for client in clients { #expect(await client.isClosedByServer()) }
+    }
+
+    @Test("slow request heads are answered 408 and dropped after headTimeoutSeconds; a trickle of bytes does not extend it")
+    func slowHeads() async throws {
+        let daemon = try Self.daemon("headTimeoutSeconds: 1\nmaxConnectionsPerClient: 500")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        let slow = try (0..<200).map { _ in try RawConnection(port: port) }
+        for client in slow { try await client.send("GET /healthz HTTP/1.1\r\nHo") }
+        let trickler = try RawConnection(port: port)
+        let trickle = Task {
+            for byte in "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1234567890".map(String.init) {
+                try await trickler.send(byte)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let started = ContinuousClock.now
+        for client in slow {
+            let reply = try await client.read()
+            #expect(reply.status == 408)
+            #expect(reply.text.contains("\"requestTimeout\""))
+            #expect(reply.header("Connection") == "close")
+            #expect(await client.isClosedByServer())
+        }
+        #expect(ContinuousClock.now - started < .seconds(4))
+        let trickled = try await trickler.read()
+        #expect(trickled.status == 408, "bytes kept coming, the head did not: still cut at the head timeout")
+        trickle.cancel()
+        #expect(try await Self.metric(daemon, "linkd_connections_closed_total{reason=\"head_timeout\"}") == 201)
+        // A prompt client is unaffected.
+        let prompt = try RawConnection(port: port)
+        try await prompt.send(Self.healthz)
+        #expect(try await prompt.read().status == 200)
+    }
+
+    @Test("an idle keep-alive connection is closed after idleTimeoutSeconds; a busy one is not")
+    func idleConnections() async throws {
+        let daemon = try Self.daemon("idleTimeoutSeconds: 1")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        let idle = try RawConnection(port: port)
+        try await idle.send(Self.healthz)
+        #expect(try await idle.read().status == 200)
+        let busy = try RawConnection(port: port)
+        for _ in 0..<6 {  // 3 s of a request every half second, on both paths (healthz: fast path; /metrics: Hummingbird)
+            try await busy.send(Self.healthz + "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(try await busy.read().status == 200)
+            #expect(try await busy.read().status == 200)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(await idle.isClosedByServer())
+        try await busy.send(Self.healthz)
+        #expect(try await busy.read().status == 200, "a connection in use is never idle")
+        #expect(try await Self.metric(daemon, "linkd_connections_closed_total{reason=\"idle\"}") >= 1)
+    }
+
+    @Test("connection caps: per client address and in all, refused with 503 tooManyConnections; a freed slot admits again")
+    func connectionCaps() async throws {
+        let daemon = try Self.daemon("maxConnections: 4\nmaxConnectionsPerClient: 3")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        func open(from source: String) async throws -> (RawConnection, RawConnection.Response) {
+            let connection = try RawConnection(port: port, from: source)
+            try await connection.send(Self.healthz)
+            return (connection, try await connection.read())
+        }
+        var kept: [RawConnection] = []
+        for _ in 0..<3 {
+            let (connection, reply) = try await open(from: "127.0.0.1")
+            #expect(reply.status == 200)
+            kept.append(connection)
+        }
+        let (_, perClient) = try await open(from: "127.0.0.1")
+        #expect(perClient.status == 503)
+        #expect(perClient.text.contains("\"tooManyConnections\"") && perClient.text.contains("from this address"))
+        #expect(perClient.header("Retry-After") == "1")
+        let (other, admitted) = try await open(from: "127.0.0.2")
+        #expect(admitted.status == 200, "another address has its own allowance")
+        let (_, total) = try await open(from: "127.0.0.3")
+        #expect(total.status == 503)
+        #expect(total.text.contains("as many connections open as it takes"))
+        kept.removeLast()  // closes one of 127.0.0.1's
+        try await Task.sleep(for: .milliseconds(200))
+        let (third, again) = try await open(from: "127.0.0.3")
+        #expect(again.status == 200, "a freed slot admits a new connection")
+        kept = []
+        _ = (other, third)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await Self.metric(daemon, "linkd_connections_refused_total{reason=\"per_client\"}") == 1)
+        #expect(try await Self.metric(daemon, "linkd_connections_refused_total{reason=\"total\"}") == 1)
+    }
+
+    /// A raw GET from `source` with `X-Forwarded-For: forwardedFor` (when given); its status.
+    static func get(_ port: Int, _ path: String, from source: String, forwardedFor: String? = nil, key: String? = nil) async throws -> Int {
+        let connection = try RawConnection(port: port, from: source)
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if let forwardedFor { request += "X-Forwarded-For: \(forwardedFor)\r\n" }
+        if let key { request += "Authorization: Bearer \(key)\r\n" }
+        try await connection.send(request + "\r\n")
+        return try await connection.read().status
+    }
+
+    @Test("trusted proxies: their X-Forwarded-For names the client (rate limits, lockout); nobody else's is believed",
+          arguments: [true, false])
+    func trustedProxies(fastPath: Bool) async throws {
+        let daemon = try Self.daemon("fastPath: \(fastPath)\ntrustedProxies: [127.0.0.1]\nrateLimitPerSecond: 0.001\nrateLimitBurst: 3")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        let resolve = "/v1/resolve?url=handz%3A%2F%2Flibrary&state=free"
+        // Through the proxy (127.0.0.1): each forwarded client has its own bucket.
+        var alice: [Int] = []
+        for _ in 0..<4 { alice.append(try await Self.get(port, resolve, from: "127.0.0.1", forwardedFor: "203.0.113.9, 198.51.100.1")) }
+        #expect(alice == [200, 200, 200, 429])
+        #expect(try await Self.get(port, resolve, from: "127.0.0.1", forwardedFor: "198.51.100.2") == 200, "another client behind the proxy")
+        // Not through the proxy (127.0.0.2 is not trusted): the header is ignored, the peer is the client.
+        var mallory: [Int] = []
+        for n in 0..<4 { mallory.append(try await Self.get(port, resolve, from: "127.0.0.2", forwardedFor: "198.51.100.\(100 + n)")) }
+        #expect(mallory == [200, 200, 200, 429], "a spoofed X-Forwarded-For does not buy a fresh bucket")
+
+        // The auth-failure lockout, behind the proxy: a prankster locks out only themselves, and not a valid key.
+        let admin = try #require(daemon.initialAdminKey)
+        var prank: [Int] = []
+        for _ in 0..<11 { prank.append(try await Self.get(port, "/v1/admin/keys", from: "127.0.0.1", forwardedFor: "198.51.100.66", key: "lkd_wrong")) }
+        #expect(prank.first == 401 && prank.last == 429, "\(prank)")
+        #expect(try await Self.get(port, "/v1/admin/keys", from: "127.0.0.1", forwardedFor: "198.51.100.66", key: admin) == 200,
+                "the prankster's address with a valid key is served")
+        #expect(try await Self.get(port, "/v1/admin/keys", from: "127.0.0.1", forwardedFor: "198.51.100.7", key: "lkd_wrong") == 401,
+                "another admin behind the same proxy is not locked out")
+        #expect(try await Self.get(port, "/v1/admin/keys", from: "127.0.0.1", forwardedFor: "198.51.100.7", key: admin) == 200)
+    }
+
+    @Test("expensive requests cost more: an Ed25519 share page 5 tokens, a calendar file 1 per 16 KiB")
+    func costs() async throws {
+        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 10 }) { api in
+            let key = try await api.clientKey(app: "handz")
+            let hmac = try #require(try await api.createHandzLink(key: key)["token"] as? String)
+            let ed25519 = try #require(try await api.createHandzLink(key: key, suite: "ed25519")["token"] as? String)
+            #expect(ed25519.count == 126 && hmac.count == 83)
+            let port = try #require(api.client.port)
+            var statuses: [Int] = []
+            for token in [hmac, ed25519, ed25519, hmac] {  // 10 → 9 → 4 → -1: refused
+                statuses.append(try await Self.get(port, "/s/\(token)", from: "127.0.0.1"))
+            }
+            #expect(statuses == [200, 200, 200, 429], "\(statuses)")
+        }
+        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 10 }) { api in
+            let big = String(repeating: "X", count: 100 * 1024)  // not a calendar: refused, and charged 1 + 6
+            var statuses: [Int] = []
+            for body in [big, big, "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"] {
+                statuses.append(try await api.call(.post, "/v1/resolve/ics", raw: body, contentType: "text/calendar").status)
+            }
+            #expect(statuses[0] != 429 && statuses[1] != 429 && statuses[2] == 429, "100 KiB costs 7: 10 → 3 → -4, \(statuses)")
+        }
+    }
+}
