@@ -240,4 +240,32 @@ struct HostileClientTests {
             #expect(statuses[0] != 429 && statuses[1] != 429 && statuses[2] == 429, "100 KiB costs 7: 10 → 3 → -4, \(statuses)")
         }
     }
+
+    @Test("a head arriving a byte at a time is read whole once it has come, on the fast path and in pass-through; an oversized head is refused")
+    func trickledHeads() async throws {
+        let daemon = try Self.daemon("logLevel: warning")
+        defer { _ = daemon.stop() }
+        let port = Self.port(daemon)
+        let pad = String(repeating: "a", count: 3000)
+        for (request, expected) in [
+            ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: \(pad)\r\n\r\n", #"{"status":"ok"}"#),  // the fast path
+            ("GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\nX-Pad: \(pad)\r\n\r\n", #"{"status":"ok"}"#),  // pass-through
+        ] {
+            let connection = try RawConnection(port: port)
+            for byte in request { try await connection.send(String(byte)) }
+            let reply = try await connection.read()
+            #expect(reply.status == 200 && reply.text == expected, "\(reply.statusLine)")
+        }
+        // Over 16 KiB the scanner leaves the head to NIO's decoder, which reads up to 32 KiB.
+        let big = try RawConnection(port: port)
+        try await big.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: \(String(repeating: "b", count: 20_000))\r\n\r\n")
+        #expect(try await big.read().status == 200)
+        let huge = try RawConnection(port: port)
+        try await huge.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: \(String(repeating: "c", count: 40_000))\r\n\r\n")
+        if let refused = try? await huge.read() {
+            #expect((400...499).contains(refused.status), "\(refused.statusLine)")
+        }
+        #expect(await huge.isClosedByServer())
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + "/healthz").status == 200)
+    }
 }

@@ -40,9 +40,13 @@ struct ConnectionClock {
     mutating func readAsked() {
         guard let ended = readEndedAt else { return }
         readEndedAt = nil
-        guard headSince != nil || bodySince != nil else { return }
+        guard headSince != nil || bodySince != nil, NIODeadline.now() - ended > .milliseconds(100) else { return }
+        restartClientClocks()
+    }
+
+    /// The client's head and body clocks start again (linkd, not the client, held the request meanwhile).
+    mutating func restartClientClocks() {
         let now = NIODeadline.now()
-        guard now - ended > .milliseconds(100) else { return }
         if headSince != nil { headSince = now }
         if bodySince != nil { bodySince = now }
     }

@@ -264,6 +264,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if !writable { armDeadline(context) }
         if paused, writable {
             paused = false
+            clock.restartClientClocks()
             handlePending(context)
             flushIfWritten()
             if handedOn {
