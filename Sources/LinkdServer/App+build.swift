@@ -135,6 +135,7 @@ func openStore(
     do {
         let backend = try await PostgresBackend.open(
             url: url, syncInterval: .milliseconds(Int(configuration.syncIntervalSeconds * 1000)), logger: logger)
+        if let warning = backend.location.tlsWarning { logger.warning("\(warning)") }
         do {
             let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity, logger: logger)
             logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
