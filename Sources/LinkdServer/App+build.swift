@@ -6,6 +6,7 @@ public import LinkStore
 public import Logging
 import NIOCore
 import NIOPosix
+import TokenSigning
 import WebFallback
 
 /// A built server: the application to run and the admin key made on first start (to print once).
@@ -149,21 +150,16 @@ func openStore(
     }
 }
 
-/// The data directory: created with mode 0700 when missing. Files linkd creates in it are 0600 (umask 077).
+/// The data directory: created with mode 0700 when missing; an existing one whose mode gives group or others any
+/// access is refused, naming its mode. Files linkd creates in it are 0600 (umask 077).
 enum DataDirectory {
     static func prepare(_ path: String) throws {
         // The process only writes secrets and its database here: nothing it creates is for other users.
         umask(0o077)
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ConfigurationError(message: "\(path): not a directory") }
-            return
-        }
         do {
-            try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try SecretFile.prepareDirectory(path)
         } catch {
-            throw ConfigurationError(message: "\(path): cannot create the data directory: \(error.localizedDescription)")
+            throw ConfigurationError(message: error.code == .insecureFile ? error.message : "the data directory: \(error.message)")
         }
     }
 }
