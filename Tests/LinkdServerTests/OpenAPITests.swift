@@ -188,7 +188,7 @@ struct OpenAPITests {
             }
             // A client key whose app is no longer loaded (its manifest removed since the key was made).
             let (orphan, orphanSecret) = APIKeyAuthenticator.makeKey(kind: .client, app: "retired-app", label: "orphan")
-            try await api.faults.base.insertAPIKey(orphan)
+            try await api.faults.base.insertAPIKey(orphan, audit: nil)
             expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "ShareLink/FlowView", "params": flow]), 403)
 
             // A link id the store already has (a 2^-128 collision, injected): 409.

@@ -46,8 +46,9 @@ struct ServerBootstrap: Sendable {
             }
             guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return nil }
             let (record, secret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "initial admin key")
-            try await store.createAPIKey(record)
-            try await store.appendAudit(AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
+            // The key and its audit entry in one transaction.
+            try await store.createAPIKey(
+                record, audit: AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
             logger.logAdminAction("apikey.create", actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin"])
             return secret
         }
