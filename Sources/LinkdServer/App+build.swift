@@ -9,12 +9,13 @@ import NIOPosix
 import TokenSigning
 import WebFallback
 
-/// A built server: the application to run and the admin key made on first start (to print once).
+/// A built server: the application to run, and where the admin key made on first start was written.
 public struct Daemon<App: ApplicationProtocol> {
     /// The Hummingbird application (routes and background services).
     public let application: App
-    /// The admin key generated on this first start; nil when one existed already.
-    public let initialAdminKey: String?
+    /// The file (`<dataDir>/initial-admin-key`, mode 0600) holding the admin key generated on this first start; nil
+    /// when one existed already. The key itself is in the file only: never printed or logged.
+    public let initialAdminKeyFile: String?
     /// The store the server answers from (closed by the server's services at shutdown).
     public let store: StoreFront
     /// The hot-route table both entrances read.
@@ -121,7 +122,7 @@ public func buildServer(
             ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,
         logger: logger
     )
-    return Daemon(application: application, initialAdminKey: bootstrap.initialAdminKey, store: store, hotRoutes: hotRoutes)
+    return Daemon(application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes)
 }
 
 /// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped

@@ -2,8 +2,9 @@ import Foundation
 import LinkdTestSupport
 import Testing
 
-/// What `linkd serve` and the key verbs accept as a data directory and a master key.
-@Suite("Data directory and key files", .serialized)
+/// What `linkd serve` and the key verbs accept as a data directory and a master key, and where the first admin key
+/// goes: a private file, never the process's output.
+@Suite("Data directory, key files and the first admin key", .serialized)
 struct DataDirectoryTests {
     /// The variables a test must not inherit from the caller's shell.
     static let unset = ["LINKD_MASTER_KEY", "LINKD_DATABASE_URL", "LINKD_CONFIG", "LINKD_DATA_DIR", "LINKD_PORT", "LINKD_HOST", "LINKD_MANIFESTS"]
@@ -22,6 +23,29 @@ struct DataDirectoryTests {
     }
 
     static func mode(_ path: String) -> Int? { (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int }
+
+    @Test("first start writes the admin key to <dataDir>/initial-admin-key (0600) and prints only the path, at every log level")
+    func initialAdminKey() async throws {
+        let dir = temporaryDataDir()
+        let first = try LinkdDaemon(dataDir: dir, environment: ["LINKD_LOG_LEVEL": "trace"])
+        defer { first.stop() }
+        let file = try #require(first.initialAdminKeyFile)
+        #expect(file == dir + "/initial-admin-key")
+        #expect(Self.mode(file) == 0o600)
+        let key = try #require(first.initialAdminKey)
+        #expect(key.hasPrefix("lkd_") && key.count > 20)
+        #expect(try await TestHTTP.send("GET", first.baseURL + "/v1/admin/keys", bearer: key).status == 200)
+        #expect(first.output.contains(file) && first.output.contains("secret store") && first.output.contains("delete the file"))
+        #expect(!first.output.contains(key), "the key on standard output")
+        #expect(!first.errorOutput.contains(key), "the key on standard error (the logs)")
+        #expect(first.errorOutput.contains("apikey.create") || first.errorOutput.contains("notice"), "the logs were captured")
+        first.stop()
+        // A later start makes no key and prints nothing about one; the file stays until the operator deletes it.
+        let second = try LinkdDaemon(dataDir: dir)
+        defer { second.stop() }
+        #expect(second.initialAdminKeyFile == nil && !second.output.contains("admin API key"))
+        #expect(FileManager.default.fileExists(atPath: file))
+    }
 
     @Test("a data directory open to group or others stops serve and the key verbs, naming its mode")
     func looseDataDirectory() throws {
