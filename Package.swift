@@ -160,7 +160,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkStoreTests",
-            dependencies: ["LinkStore", "LinkdTestSupport"],
+            // GRDB: the audit tests install SQLite triggers that make a write fail inside a transaction.
+            dependencies: ["LinkStore", "LinkdTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -32,7 +32,7 @@ start() {
   printf -v "base_$1" '%s' "$base"
 }
 start a
-admin=$(grep -A1 "admin API key" "$work/a.out" | tail -1)
+admin=$(cat "$work/a/initial-admin-key")
 post() { curl -sf -XPOST "$base_a$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$3"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label":"bench"}' | field key)

@@ -44,7 +44,7 @@ start() {
   for _ in $(seq 1 300); do grep -q "listening on" "$work/out" 2>/dev/null && break; sleep 0.1; done
   base=$(sed -n 's/^linkd: listening on //p' "$work/out")
   [ -n "$base" ] || { cat "$work/err" >&2; exit 1; }
-  if grep -q "admin API key" "$work/out"; then admin=$(grep -A1 "admin API key" "$work/out" | tail -1); fi
+  if [ -f "$1/initial-admin-key" ]; then admin=$(cat "$1/initial-admin-key"); fi
 }
 stop() { kill -TERM "$pid"; wait "$pid" || true; pid=""; }
 rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }

@@ -6,14 +6,16 @@ public import LinkStore
 public import Logging
 import NIOCore
 import NIOPosix
+import TokenSigning
 import WebFallback
 
-/// A built server: the application to run and the admin key made on first start (to print once).
+/// A built server: the application to run, and where the admin key made on first start was written.
 public struct Daemon<App: ApplicationProtocol> {
     /// The Hummingbird application (routes and background services).
     public let application: App
-    /// The admin key generated on this first start; nil when one existed already.
-    public let initialAdminKey: String?
+    /// The file (`<dataDir>/initial-admin-key`, mode 0600) holding the admin key generated on this first start; nil
+    /// when one existed already. The key itself is in the file only: never printed or logged.
+    public let initialAdminKeyFile: String?
     /// The store the server answers from (closed by the server's services at shutdown).
     public let store: StoreFront
     /// The hot-route table both entrances read.
@@ -135,7 +137,7 @@ public func buildServer(
             ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,
         logger: logger
     )
-    return Daemon(application: application, initialAdminKey: bootstrap.initialAdminKey, store: store, hotRoutes: hotRoutes)
+    return Daemon(application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes)
 }
 
 /// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped
@@ -150,6 +152,7 @@ func openStore(
     do {
         let backend = try await PostgresBackend.open(
             url: url, syncInterval: .milliseconds(Int(configuration.syncIntervalSeconds * 1000)), logger: logger)
+        if let warning = backend.location.tlsWarning { logger.warning("\(warning)") }
         do {
             let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity, logger: logger)
             logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
@@ -163,21 +166,16 @@ func openStore(
     }
 }
 
-/// The data directory: created with mode 0700 when missing. Files linkd creates in it are 0600 (umask 077).
+/// The data directory: created with mode 0700 when missing; an existing one whose mode gives group or others any
+/// access is refused, naming its mode. Files linkd creates in it are 0600 (umask 077).
 enum DataDirectory {
     static func prepare(_ path: String) throws {
         // The process only writes secrets and its database here: nothing it creates is for other users.
         umask(0o077)
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ConfigurationError(message: "\(path): not a directory") }
-            return
-        }
         do {
-            try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try SecretFile.prepareDirectory(path)
         } catch {
-            throw ConfigurationError(message: "\(path): cannot create the data directory: \(error.localizedDescription)")
+            throw ConfigurationError(message: error.code == .insecureFile ? error.message : "the data directory: \(error.message)")
         }
     }
 }

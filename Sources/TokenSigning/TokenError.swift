@@ -12,7 +12,7 @@ public struct TokenError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String {
             case malformed, unknownKey, badSignature, expired, notYetValid, suiteMismatch, retiredKey
-            case invalidArgument, keyNotFound, noActiveKey, storage, sealing, crypto
+            case invalidArgument, keyNotFound, noActiveKey, storage, insecureFile, sealing, crypto
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -39,6 +39,8 @@ public struct TokenError: Error, Sendable, CustomStringConvertible {
         public static let noActiveKey = Code(.noActiveKey)
         /// Reading or writing the keyring store failed.
         public static let storage = Code(.storage)
+        /// A file or directory of secrets is open to other users, a symbolic link, or not a regular file.
+        public static let insecureFile = Code(.insecureFile)
         /// Sealing or unsealing private key material failed (wrong master key, corrupt record).
         public static let sealing = Code(.sealing)
         /// An OpenSSL call failed.

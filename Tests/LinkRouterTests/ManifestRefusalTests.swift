@@ -48,6 +48,17 @@ struct ManifestRefusalTests {
         }
     }
 
+    @Test("origin.previewPath: no empty, '.' or '..' segment")
+    func originPreviewPathSegments() {
+        func origin(_ path: String) -> [String] { problems(base + "origin:\n  baseURL: https://api.example\n  previewPath: \"\(path)\"\n") }
+        for refused in ["/v1/../admin", "/v1/./x", "/v1//x", "/..", "/v1/previews/:id/.."] {
+            #expect(origin(refused).count == 1 && origin(refused).first?.contains("has an empty, '.' or '..' segment") == true, "\(refused)")
+        }
+        for allowed in ["/v1/previews/:id", "/v1/previews/:id/", "/", "/v1/.well/x..y"] {
+            #expect(origin(allowed) == [], "\(allowed)")
+        }
+    }
+
     @Test("unknown route in a return path")
     func unknownReturnRoute() {
         #expect(problems(base + "returns:\n  - from: Detail\n    close: { signedIn: Hom }\n") ==

@@ -109,6 +109,37 @@ struct MatchingTests {
         #expect(params("https://links.demo.example/names/névé") == ["name": "névé"])
     }
 
+    @Test("a dot segment ('.', '..', written or escaped) is never a param's value nor part of a wildcard tail")
+    func dotSegments() {
+        for url in ["https://links.demo.example/names/..", "https://links.demo.example/names/.", "https://links.demo.example/names/%2E%2E",
+                    "https://links.demo.example/names/%2e", "demo://names/..", "https://links.demo.example/docs/..",
+                    "https://links.demo.example/docs/a/../b", "https://links.demo.example/docs/a/.", "demo://docs/a/%2E%2E/b"] {
+            #expect(route(url) == nil, "\(url)")
+            #expect(problem(url) == .noMatch, "\(url)")
+        }
+        #expect(params("https://links.demo.example/names/...") == ["name": "..."])
+        #expect(params("https://links.demo.example/names/.x") == ["name": ".x"])
+        #expect(params("https://links.demo.example/docs/a/.b/c..") == ["rest": "a/.b/c.."])
+    }
+
+    @Test("share targets: an empty, '.' or '..' value, a '/' in a one-segment param, a dot segment in a wildcard are refused")
+    func shareTargetValues() throws {
+        #expect(router.manifest(app: "demo")?.routes["Named"]?.declaredParams["name"]?.fillsSegment == true)
+        #expect(router.manifest(app: "demo")?.routes["Docs"]?.declaredParams["rest"]?.fillsTail == true)
+        let spec = try #require(router.manifest(app: "demo")?.routes["Named"]?.declaredParams["name"])
+        #expect(spec.refusal(of: "") == "is empty")
+        #expect(spec.refusal(of: ".") == "is '.', a dot segment")
+        #expect(spec.refusal(of: "..") == "is '..', a dot segment")
+        #expect(spec.refusal(of: "a/b") == "fills one path segment and must not contain '/'")
+        #expect(spec.refusal(of: "...") == nil && spec.refusal(of: "a.b") == nil)
+        let tail = try #require(router.manifest(app: "demo")?.routes["Docs"]?.declaredParams["rest"])
+        #expect(tail.refusal(of: "a/b/c") == nil)
+        for bad in ["a/../b", "a//b", "a/", "/a", "..", "a/."] { #expect(tail.refusal(of: bad) != nil, "\(bad)") }
+        let query = try #require(router.manifest(app: "demo")?.routes["Search"]?.declaredParams["q"])
+        #expect(query.refusal(of: "a/b") == nil, "a query param fills no path segment")
+        #expect(query.refusal(of: "..") != nil, "but no value is ever a dot segment")
+    }
+
     @Test("scheme and host are case-insensitive, the path is case-sensitive")
     func caseRules() {
         #expect(route("HTTPS://LINKS.Demo.Example/items/new") == "New")

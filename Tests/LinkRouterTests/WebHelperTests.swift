@@ -15,6 +15,9 @@ struct WebHelperTests {
         #expect(handz.previewURL(params: ["flowId": flowID]) == "https://api.handz.example/v1/previews/flows/\(flowID)")
         #expect(handz.previewURL(params: ["flowId": "a/b c"]) == "https://api.handz.example/v1/previews/flows/a%2Fb%20c")
         #expect(handz.previewURL(params: [:]) == nil)
+        // A dot segment would move the request to another path of the origin: no URL.
+        for value in [".", "..", ""] { #expect(handz.previewURL(params: ["flowId": value]) == nil, "'\(value)'") }
+        #expect(handz.previewURL(params: ["flowId": "../x"]) == "https://api.handz.example/v1/previews/flows/..%2Fx")
     }
 
     @Test("RFC 3492 IDN hosts: Unicode and punycode spellings reach the same app")

@@ -30,9 +30,36 @@ struct PostgresStoreTests {
         #expect(!full.description.contains("cret"))
         let short = try PostgresLocation(url: "postgresql://linkd@localhost")
         #expect(short.port == 5432 && short.database == "linkd" && short.tls == .prefer && short.password == nil)
+        #expect(try PostgresLocation(url: "postgresql://linkd@db.internal").tls == .require, "no sslmode, not loopback: require")
         for bad in ["mysql://u@h/db", "postgres://h/db", "postgres://u@/db", "postgres://u@h/a/b", "postgres://u@h/db?sslmode=maybe",
                     "postgres://u@h/db?pool=3", "postgres://u@h/" + String(repeating: "x", count: 3000)] {
             #expect(throws: LinkStoreError.self, "\(bad.prefix(40))") { try PostgresLocation(url: bad) }
+        }
+    }
+
+    @Test("sslmode: require unless given, or the host is loopback; a weaker mode to another host warns, naming the risk")
+    func sslmodeDefaults() throws {
+        for host in ["localhost", "LocalHost", "127.0.0.1", "127.255.0.9", "[::1]", "[0:0:0:0:0:0:0:1]"] {
+            let location = try PostgresLocation(url: "postgres://u@\(host):5432/db")
+            #expect(location.tls == .prefer && location.sslmode == nil && location.tlsWarning == nil, "\(host)")
+            #expect(try PostgresLocation(url: "postgres://u@\(host)/db?sslmode=disable").tlsWarning == nil, "\(host): loopback never warns")
+        }
+        for host in ["db.internal", "10.0.0.5", "128.0.0.1", "localhost.example", "[::2]", "[2001:db8::1]", "127.0.0.1.nip.io"] {
+            let location = try PostgresLocation(url: "postgres://u@\(host)/db")
+            #expect(location.tls == .require && location.tlsWarning == nil, "\(host)")
+        }
+        #expect(PostgresLocation.isLoopback(host: "::1") && !PostgresLocation.isLoopback(host: "0177.0.0.1"))
+        for (mode, tls) in [("disable", PostgresLocation.TLSMode.disable), ("allow", .prefer), ("prefer", .prefer)] {
+            let location = try PostgresLocation(url: "postgres://u:pw@db.internal/db?sslmode=\(mode)")
+            #expect(location.tls == tls && location.sslmode == mode)
+            let warning = try #require(location.tlsWarning, "\(mode)")
+            #expect(warning.contains("sslmode=\(mode) to db.internal") && warning.contains("not a loopback host"))
+            #expect(warning.contains(mode == "disable" ? "plain text" : "can make the connection plain text") && warning.contains("use sslmode=require"))
+            #expect(!warning.contains("pw"))
+        }
+        for mode in ["require", "verify-ca", "verify-full"] {
+            let location = try PostgresLocation(url: "postgres://u@db.internal/db?sslmode=\(mode)")
+            #expect(location.tls == .require && location.tlsWarning == nil)
         }
     }
 

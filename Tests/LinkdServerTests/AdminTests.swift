@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import LinkStore
 import Logging
 import LinkdTestSupport
 import Testing
@@ -123,6 +124,43 @@ struct AdminTests {
             #expect(try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "client", "label": "no app"]).status == 422)
             #expect(try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "root", "label": "x"]).status == 422)
         }
+    }
+
+    @Test("first start writes the admin key to <dataDir>/initial-admin-key (0600) and logs only its path; a stale file stops a later first start")
+    func initialAdminKeyFile() async throws {
+        let capture = LogCapture()
+        let configuration = ServerConfiguration(
+            port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "trace",
+            templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
+        let first = try await buildServer(configuration: configuration, environment: [:], logger: capture.logger())
+        let file = try #require(first.initialAdminKeyFile)
+        #expect(file == configuration.dataDir + "/initial-admin-key")
+        #expect((try FileManager.default.attributesOfItem(atPath: file))[.posixPermissions] as? Int == 0o600)
+        let key = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key.hasPrefix("lkd_"))
+        #expect(capture.lines.contains { $0.metadata["action"] == "apikey.create" && $0.metadata["file"] == file })
+        for line in capture.lines { #expect(!line.text.contains(key), "the key in the log: \(line.text)") }
+        let admins = try await first.store.apiKeys(kind: .admin)
+        #expect(admins.count == 1)
+        #expect(try await first.store.auditLog(limit: 10).map(\.action) == ["apikey.create"])
+        await first.store.close()
+
+        // A later start: an admin key is active, nothing is made.
+        let second = try await buildServer(configuration: configuration, environment: [:], logger: capture.logger())
+        #expect(second.initialAdminKeyFile == nil)
+        // Every admin key revoked: the next start would make one, but the old file is still there — it stops, naming it.
+        #expect(try await second.store.revokeAPIKey(id: admins[0].id))
+        await second.store.close()
+        let stale = await #expect(throws: ConfigurationError.self) {
+            _ = try await buildServer(configuration: configuration, environment: [:], logger: capture.logger())
+        }
+        #expect(stale?.message.contains("\(file) exists") == true, "\(stale?.message ?? "")")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains(key), "the file is left as it was")
+        try FileManager.default.removeItem(atPath: file)
+        let third = try await buildServer(configuration: configuration, environment: [:], logger: capture.logger())
+        let newKey = try String(contentsOfFile: try #require(third.initialAdminKeyFile), encoding: .utf8)
+        #expect(!newKey.contains(key))
+        await third.store.close()
     }
 
     @Test("every admin change is in the audit log with its actor, and logged at notice without a secret")

@@ -56,7 +56,9 @@ struct KeyAdministrationTests {
         let first = try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
         let observer = try await StoreFront.openPostgres(url: place)
         let started = Date()
-        let rotation = Task { try await keys.rotate(app: "handz", suite: .hmacSHA256) }
+        let rotation = Task {
+            try await keys.rotate(app: "handz", suite: .hmacSHA256) { AuditEntry(at: Date(), actor: "test", action: "key.rotate", detail: "kid \($0.kid)") }
+        }
         // While the rotation waits, the store holds the new key as pending (other instances load it from there).
         var sawPending = false
         while !sawPending && Date().timeIntervalSince(started) < 5 {
@@ -69,6 +71,8 @@ struct KeyAdministrationTests {
         #expect(Date().timeIntervalSince(started) >= KeyAdministration.seconds(store.propagationBound) - 0.05)
         #expect(rotated.state == .active && rotated.kid != first.kid)
         #expect(keys.keyring.keys(app: "handz").first { $0.kid == first.kid }?.state == .verifyOnly)
+        // One audit entry, written with the activation.
+        #expect(try await store.auditLog(limit: 10).map(\.detail) == ["kid \(rotated.kid)"])
         await store.close()
         await observer.close()
     }

@@ -188,7 +188,7 @@ struct OpenAPITests {
             }
             // A client key whose app is no longer loaded (its manifest removed since the key was made).
             let (orphan, orphanSecret) = APIKeyAuthenticator.makeKey(kind: .client, app: "retired-app", label: "orphan")
-            try await api.faults.base.insertAPIKey(orphan)
+            try await api.faults.base.insertAPIKey(orphan, audit: nil)
             expectStatus(try await check.call(.post, "/v1/links", key: orphanSecret, json: ["route": "ShareLink/FlowView", "params": flow]), 403)
 
             // A link id the store already has (a 2^-128 collision, injected): 409.
@@ -197,7 +197,7 @@ struct OpenAPITests {
             // The store does not answer: every authenticated endpoint 503 for a key this instance has not seen yet (it
             // cannot be looked up), /readyz 503.
             let (unseen, unseenSecret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "made on another instance")
-            try await api.faults.base.insertAPIKey(unseen)
+            try await api.faults.base.insertAPIKey(unseen, audit: nil)
             api.faults.fault = .unavailable
             for (method, path, template) in Self.authenticatedOperations(linkID: id, kid: oldKid, apiKeyID: spareID) {
                 let reply = try await check.call(method, path, template: template, key: unseenSecret, json: Self.body(template))

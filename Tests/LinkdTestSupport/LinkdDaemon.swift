@@ -9,12 +9,18 @@ public final class LinkdDaemon: @unchecked Sendable {
     public let process: Process
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
-    /// The admin key printed on first start (nil on later starts of the same data directory).
+    /// The file holding the admin key made on first start, as the daemon printed its path (nil on later starts of the
+    /// same data directory).
+    public let initialAdminKeyFile: String?
+    /// The admin key made on first start, read from `initialAdminKeyFile` (the daemon never prints it).
     public let initialAdminKey: String?
     /// Everything the daemon printed to standard output so far.
     public var output: String { collector.text }
+    /// Everything the daemon wrote to standard error so far (also passed on to the test's standard error).
+    public var errorOutput: String { errors.text }
 
     private let collector = OutputCollector()
+    private let errors = OutputCollector()
 
     /// Standard output as it arrives; signals `ready` when the daemon says it listens or the pipe closes.
     private final class OutputCollector: @unchecked Sendable {
@@ -71,27 +77,36 @@ public final class LinkdDaemon: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LINKD_") }
         for (name, value) in environment { env[name] = value.isEmpty ? nil : value }
         process.environment = env
-        let out = Pipe()
+        let out = Pipe(), err = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.standardError
-        let collector = self.collector
+        process.standardError = err
+        let collector = self.collector, errors = self.errors
         out.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
             collector.append(data)
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            FileHandle.standardError.write(data)
+            errors.append(data)
         }
         try process.run()
         _ = collector.ready.wait(timeout: .now() + timeout)
         let printed = collector.text
         guard let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("linkd: listening on ") }) else {
             process.terminate()
-            throw StartFailed(description: "linkd serve did not start; it printed:\n\(printed)")
+            throw StartFailed(description: "linkd serve did not start; it printed:\n\(printed)\(errors.text)")
         }
         baseURL = String(line.dropFirst("linkd: listening on ".count))
         let lines = printed.split(separator: "\n")
-        if let index = lines.firstIndex(where: { $0.contains("admin API key") }), index + 1 < lines.count {
-            initialAdminKey = lines[index + 1].trimmingCharacters(in: .whitespaces)
+        if let index = lines.firstIndex(where: { $0.contains("admin API key was made") }), index + 1 < lines.count {
+            let file = lines[index + 1].trimmingCharacters(in: .whitespaces)
+            initialAdminKeyFile = file
+            initialAdminKey = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         } else {
+            initialAdminKeyFile = nil
             initialAdminKey = nil
         }
     }

@@ -98,6 +98,22 @@ extension LoopbackOrigin {
         #expect(client.previewURL(params: [:]) == nil)
     }
 
+    @Test func dotSegmentsAreRefused() async {
+        let client = origin.client()
+        for value in [".", "..", ""] {
+            #expect(client.previewURL(params: ["itemId": value]) == nil, "'\(value)' would move the path")
+            guard case .unavailable = await client.preview(params: ["itemId": value]) else {
+                Issue.record("'\(value)' must not be fetched")
+                continue
+            }
+        }
+        #expect(client.previewURL(params: ["itemId": "..."]) == "http://127.0.0.1:\(origin.port)/items/...")
+        // Two params that make a dot segment together are refused as well.
+        let pair = OriginClient(configuration: OriginConfiguration(baseURL: "https://api.example", previewPath: "/a/{x}{y}/b"))
+        #expect(pair.previewURL(params: ["x": ".", "y": "."]) == nil)
+        #expect(pair.previewURL(params: ["x": ".", "y": "z"]) == "https://api.example/a/.z/b")
+    }
+
     @Test func cacheServesStaleIfError() async throws {
         // A client whose origin goes away after the first fetch: the cached preview is served past its TTL.
         let second = try LoopbackOrigin()

@@ -7,13 +7,14 @@ extension AppManifest {
     }
 
     /// The origin preview URL for a link's params: `origin.baseURL` + `previewPath` with each `:param` replaced by
-    /// its percent-encoded value. Nil when there is no origin or a param is missing.
+    /// its percent-encoded value. Nil when there is no origin, or a param is missing, empty, `.` or `..` (a dot
+    /// segment would move the request to another path of the origin).
     public func previewURL(params: [String: String]) -> String? {
         guard let origin else { return nil }
         var path: [String] = []
         for segment in origin.previewPath.split(separator: "/", omittingEmptySubsequences: true) {
             if segment.hasPrefix(":") {
-                guard let value = params[String(segment.dropFirst())], !value.isEmpty else { return nil }
+                guard let value = params[String(segment.dropFirst())], !value.isEmpty, !DotSegment.matches(value) else { return nil }
                 path.append(Self.encodeSegment(value))
             } else {
                 path.append(String(segment))

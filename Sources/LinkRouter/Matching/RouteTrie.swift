@@ -4,7 +4,8 @@
 /// then the wildcard), so its cost grows with the URL's length, not with the number of routes.
 /// Most specific wins at each segment: literal, then typed param, then wildcard (with backtracking).
 /// A segment of an http(s) URL not written canonically (`IncomingURL.Spelling`) skips the literals and the `uuid`
-/// params, as the apple-app-site-association's patterns would (docs/matching.md).
+/// params, as the apple-app-site-association's patterns would (docs/matching.md). A dot segment (`.`, `..`) is
+/// never captured by a param or a wildcard.
 struct RouteTrie: Sendable {
     /// What a pattern leads to (a class: a match hands out one reference, not four copied fields).
     final class Terminal: Sendable {
@@ -222,8 +223,10 @@ struct RouteTrie: Sendable {
                              caseInsensitive: caseInsensitive, captures: &captures) {
             return found
         }
+        // A dot segment (`.`, `..`, or `%2E%2E` decoded) is never a param's value: a path built from it would move.
+        let dot = DotSegment.matches(segment)
         var edgeIndex = Int(node.paramStart)
-        let edgeEnd = edgeIndex + Int(node.paramCount)
+        let edgeEnd = dot ? edgeIndex : edgeIndex + Int(node.paramCount)
         while edgeIndex < edgeEnd {
             let edge = edges[edgeIndex]
             edgeIndex += 1
@@ -233,7 +236,7 @@ struct RouteTrie: Sendable {
                                  caseInsensitive: caseInsensitive, captures: &captures) { return found }
             captures.removeLast()
         }
-        if node.wildcard >= 0 {
+        if node.wildcard >= 0, !dot, !segments[(position + 1)...].contains(where: { DotSegment.matches($0) }) {
             captures.append(segments[position...].joined(separator: "/"))
             return (node.wildcard, captures)
         }

@@ -242,8 +242,8 @@ public final class Router: Sendable {
             guard let spec = declared[name] else {
                 throw RouteError(code: .badParams, message: "route \(routeID) has no param '\(name)'")
             }
-            guard spec.type.accepts(Substring(value)) else {
-                throw RouteError(code: .badParams, message: "param '\(name)' of \(routeID) is not a valid \(spec.type.rawValue)")
+            if let refusal = spec.refusal(of: value) {
+                throw RouteError(code: .badParams, message: "param '\(name)' of \(routeID) \(refusal)")
             }
         }
         if let missing = declared.filter({ $0.value.required && params[$0.key] == nil }).keys.sorted().first, let spec = declared[missing] {

@@ -10,14 +10,19 @@ public protocol LinkTable: Sendable {
     /// The stored link, nil when there is none.
     func fetchLink(id: String) async throws -> LinkRecord?
     /// Sets a link `revoked` and records the revocation of its generation (a shared store writes the change to its
-    /// feed and announces it), all or none. The updated row, or nil if there is no such link.
-    func revokeLink(id: String, at date: Date) async throws -> LinkRecord?
-    /// Revokes every active link of an owner in an app, all or none (and announces it, shared). The (link id,
-    /// generation) of every link revoked; empty when none was.
-    func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)]
-    /// Sets an active link `deleted` (announced, shared). The updated row, or nil when nothing changed: no such
-    /// link, or it is not active. The update is conditional, so one call per link ever returns a row.
-    func markLinkDeleted(id: String) async throws -> LinkRecord?
+    /// feed and announces it) and the `audit` entry, all or none. The updated row, or nil (nothing written) if there
+    /// is no such link.
+    func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord?
+    /// Revokes every active link of an owner in an app and writes the `audit` entry made from how many were
+    /// revoked, all or none (and announces it, shared). The (link id, generation) of every link revoked; empty
+    /// when none was.
+    func revokeLinks(
+        app: String, owner: String, at date: Date, audit: (@Sendable (_ revoked: Int) -> AuditEntry)?
+    ) async throws -> [(String, Int)]
+    /// Sets an active link `deleted` (announced, shared) and writes the entry `audit` makes of the updated row, all
+    /// or none. The updated row, or nil when nothing changed (and no entry is written): no such link, or it is not
+    /// active. The update is conditional, so one call per link ever returns a row.
+    func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)?) async throws -> LinkRecord?
     /// How many links are stored.
     func countLinks() async throws -> Int
     /// Adds counted clicks to the stored counts (instances sharing the store add to the same rows).
@@ -33,8 +38,9 @@ public protocol LinkTable: Sendable {
 public protocol SigningKeyTable: Sendable {
     /// Every stored signing-key record, by app then key id.
     func fetchKeyRecords() async throws -> [StoredKeyRecord]
-    /// Inserts or replaces signing-key records, all or none (a shared store announces the change).
-    func saveKeyRecords(_ records: [StoredKeyRecord]) async throws
+    /// Inserts or replaces signing-key records and writes the `audit` entry, all or none (a shared store announces
+    /// the change). With no records, only the entry is written.
+    func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry?) async throws
     /// Runs `body` holding the store-wide key lock, so that two instances never change keys at once
     /// (PostgreSQL: an advisory lock; SQLite: one process, so only this process's own lock).
     func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
@@ -42,17 +48,19 @@ public protocol SigningKeyTable: Sendable {
 
 /// The API keys (their secrets' hashes only).
 public protocol APIKeyTable: Sendable {
-    /// Inserts a new API key.
-    func insertAPIKey(_ key: APIKeyRecord) async throws
+    /// Inserts a new API key and writes the `audit` entry, all or none.
+    func insertAPIKey(_ key: APIKeyRecord, audit: AuditEntry?) async throws
     /// The API key with this secret hash (revoked keys included), nil when there is none.
     func fetchAPIKey(secretHash: Data) async throws -> APIKeyRecord?
-    /// Sets a key's revocation date unless it has one; false when there is no such key.
-    func revokeAPIKey(id: String, at date: Date) async throws -> Bool
+    /// Sets a key's revocation date unless it has one and writes the `audit` entry, all or none; false (nothing
+    /// written) when there is no such key.
+    func revokeAPIKey(id: String, at date: Date, audit: AuditEntry?) async throws -> Bool
     /// All API keys of a kind, oldest first.
     func fetchAPIKeys(kind: APIKeyKind) async throws -> [APIKeyRecord]
 }
 
-/// The audit log of admin actions.
+/// The audit log of admin actions. An action's entry is written in the action's own transaction (the `audit`
+/// parameters of the tables above); `appendAudit` is for an entry that records no change.
 public protocol AuditTable: Sendable {
     /// Appends an entry (the store assigns its sequence number).
     func appendAudit(_ entry: AuditEntry) async throws

@@ -59,19 +59,23 @@ public final class SQLiteBackend: StoreBackend {
         try await read { db in try LinkRecord.fetchOne(db, key: id) }
     }
 
-    /// Revokes a link. The updated row, or nil if there is no such link.
-    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+    /// Revokes a link, with `audit` in the same transaction. The updated row, or nil if there is no such link.
+    public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try await write { db -> LinkRecord? in
             guard var record = try LinkRecord.fetchOne(db, key: id) else { return nil }
             record.status = .revoked
             try record.update(db)
             try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
+            try audit?.insert(db)
             return record
         }
     }
 
-    /// Revokes every active link of an owner in an app; the (link id, generation) of each.
-    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+    /// Revokes every active link of an owner in an app, with `audit` of the count in the same transaction; the
+    /// (link id, generation) of each.
+    public func revokeLinks(
+        app: String, owner: String, at date: Date, audit: (@Sendable (_ revoked: Int) -> AuditEntry)?
+    ) async throws -> [(String, Int)] {
         try await write { db -> [(String, Int)] in
             let records = try LinkRecord
                 .filter(Column("app") == app && Column("owner") == owner && Column("status") == LinkRecordStatus.active.rawValue)
@@ -81,16 +85,19 @@ public final class SQLiteBackend: StoreBackend {
                 try record.update(db)
                 try Self.insertRevocation(db, id: record.id, generation: record.generation, at: date)
             }
+            try audit?(records.count).insert(db)
             return records.map { ($0.id, $0.generation) }
         }
     }
 
-    /// Marks an active link deleted. The updated row, or nil when there is no such link or it is not active.
-    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+    /// Marks an active link deleted, with the entry `audit` makes of it in the same transaction. The updated row, or
+    /// nil (and no audit entry) when there is no such link or it is not active.
+    public func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)?) async throws -> LinkRecord? {
         try await write { db -> LinkRecord? in
             guard var record = try LinkRecord.fetchOne(db, key: id), record.status == .active else { return nil }
             record.status = .deleted
             try record.update(db)
+            try audit?(record).insert(db)
             return record
         }
     }
@@ -150,9 +157,12 @@ public final class SQLiteBackend: StoreBackend {
 
     // MARK: API keys
 
-    /// Inserts a new API key (its hash only).
-    public func insertAPIKey(_ key: APIKeyRecord) async throws {
-        try await write { db in try key.insert(db) }
+    /// Inserts a new API key (its hash only), with `audit` in the same transaction.
+    public func insertAPIKey(_ key: APIKeyRecord, audit: AuditEntry?) async throws {
+        try await write { db in
+            try key.insert(db)
+            try audit?.insert(db)
+        }
     }
 
     /// The API key with this secret hash, if it exists (revoked keys included; the caller checks).
@@ -160,12 +170,14 @@ public final class SQLiteBackend: StoreBackend {
         try await read { db in try APIKeyRecord.filter(Column("secretHash") == secretHash).fetchOne(db) }
     }
 
-    /// Revokes an API key. Returns false when there is no such key.
-    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
+    /// Revokes an API key, with `audit` in the same transaction. Returns false (and writes no audit entry) when
+    /// there is no such key.
+    public func revokeAPIKey(id: String, at date: Date, audit: AuditEntry?) async throws -> Bool {
         try await write { db in
             guard var key = try APIKeyRecord.fetchOne(db, key: id) else { return false }
             key.revoked = key.revoked ?? date
             try key.update(db)
+            try audit?.insert(db)
             return true
         }
     }
@@ -182,10 +194,11 @@ public final class SQLiteBackend: StoreBackend {
         try await read { db in try StoredKeyRecord.order(Column("app"), Column("kid")).fetchAll(db) }
     }
 
-    /// Inserts or replaces signing-key records in one transaction.
-    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
+    /// Inserts or replaces signing-key records, with `audit`, in one transaction.
+    public func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry?) async throws {
         try await write { db in
             for record in records { try record.save(db) }
+            try audit?.insert(db)
         }
     }
 

@@ -108,10 +108,11 @@ public final class StoreFront: Sendable {
         return revocations.contains(key)
     }
 
-    /// Revokes a link (caching the updated record); the updated record, or nil if there is no such link.
+    /// Revokes a link (caching the updated record), writing `audit` in the same transaction; the updated record,
+    /// or nil (nothing written) if there is no such link.
     @discardableResult
-    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
-        guard let updated = try await backend.revokeLink(id: id, at: date) else { return nil }
+    public func revokeLink(id: String, at date: Date, audit: AuditEntry? = nil) async throws -> LinkRecord? {
+        guard let updated = try await backend.revokeLink(id: id, at: date, audit: audit) else { return nil }
         cache.put(updated)
         revocations.insert(linkGenerations: [(updated.id, updated.generation)])
         return updated
@@ -123,10 +124,12 @@ public final class StoreFront: Sendable {
         try await revokeLink(id: id, at: Date())
     }
 
-    /// Revokes every active link of an owner in an app (dropping exactly those from the cache); how many were
-    /// revoked.
-    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> Int {
-        let revoked = try await backend.revokeLinks(app: app, owner: owner, at: date)
+    /// Revokes every active link of an owner in an app (dropping exactly those from the cache), writing the audit
+    /// entry `audit` makes of the count in the same transaction; how many were revoked.
+    public func revokeLinks(
+        app: String, owner: String, at date: Date, audit: (@Sendable (_ revoked: Int) -> AuditEntry)? = nil
+    ) async throws -> Int {
+        let revoked = try await backend.revokeLinks(app: app, owner: owner, at: date, audit: audit)
         for (id, _) in revoked { cache.remove(id) }
         revocations.insert(linkGenerations: revoked)
         return revoked.count
@@ -140,9 +143,10 @@ public final class StoreFront: Sendable {
     /// Marks an active link `deleted` for good (its origin says the item is gone) and keeps the cache current:
     /// the updated record, or nil when nothing changed — no such link, or it is not active (already deleted, or
     /// revoked); then the cached record is dropped, so the next read takes the stored one. Only one call per link
-    /// ever returns a record, on any number of instances.
-    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
-        let updated = try await backend.markLinkDeleted(id: id)
+    /// ever returns a record, on any number of instances. The entry `audit` makes of the updated record is written
+    /// with the change, in its transaction.
+    public func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)? = nil) async throws -> LinkRecord? {
+        let updated = try await backend.markLinkDeleted(id: id, audit: audit)
         if let updated { cache.put(updated) } else { cache.remove(id) }
         return updated
     }
@@ -166,9 +170,9 @@ public final class StoreFront: Sendable {
 
     // MARK: API keys
 
-    /// Stores a new API key (its hash only).
-    public func createAPIKey(_ key: APIKeyRecord) async throws {
-        try await backend.insertAPIKey(key)
+    /// Stores a new API key (its hash only), with `audit` in the same transaction.
+    public func createAPIKey(_ key: APIKeyRecord, audit: AuditEntry? = nil) async throws {
+        try await backend.insertAPIKey(key, audit: audit)
     }
 
     /// The API key with this secret hash (revoked keys included; the caller checks).
@@ -176,9 +180,9 @@ public final class StoreFront: Sendable {
         try await backend.fetchAPIKey(secretHash: secretHash)
     }
 
-    /// Revokes an API key; false when there is no such key.
-    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
-        try await backend.revokeAPIKey(id: id, at: date)
+    /// Revokes an API key, with `audit` in the same transaction; false (nothing written) when there is no such key.
+    public func revokeAPIKey(id: String, at date: Date, audit: AuditEntry? = nil) async throws -> Bool {
+        try await backend.revokeAPIKey(id: id, at: date, audit: audit)
     }
 
     /// Revokes an API key now.
@@ -198,9 +202,10 @@ public final class StoreFront: Sendable {
         try await backend.fetchKeyRecords()
     }
 
-    /// Inserts or replaces signing-key records, all or none; other instances learn of it through the change feed.
-    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
-        try await backend.saveKeyRecords(records)
+    /// Inserts or replaces signing-key records and writes `audit`, all or none; other instances learn of it through
+    /// the change feed.
+    public func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry? = nil) async throws {
+        try await backend.saveKeyRecords(records, audit: audit)
     }
 
     /// Runs `body` holding the store-wide key lock, so that two instances never change keys at once.
@@ -210,7 +215,7 @@ public final class StoreFront: Sendable {
 
     // MARK: Audit log
 
-    /// Appends an audit entry.
+    /// Appends an audit entry that records no change (an action's own entry goes with it: the `audit` parameters).
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await backend.appendAudit(entry)
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 import PostgresNIO
 
 // The links (with their revocations and clicks), API keys and audit log of the PostgreSQL backend.
@@ -28,8 +29,9 @@ extension PostgresBackend {
         }
     }
 
-    /// Revokes a link and announces it. The updated row, or nil if there is no such link.
-    public func revokeLink(id: String, at date: Date) async throws -> LinkRecord? {
+    /// Revokes a link and announces it, with `audit` in the same transaction. The updated row, or nil if there is
+    /// no such link.
+    public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try await run("revoke a link") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> LinkRecord? in
                 let rows = try await connection.query(
@@ -41,13 +43,17 @@ extension PostgresBackend {
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
                 try await Self.recordChange("revocation", of: record, connection, logger: logger)
+                try await Self.insertAudit(audit, connection, logger: logger)
                 return record
             }
         }
     }
 
-    /// Revokes every active link of an owner in an app and announces it; the (link id, generation) of each.
-    public func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+    /// Revokes every active link of an owner in an app and announces it, with `audit` of the count in the same
+    /// transaction; the (link id, generation) of each.
+    public func revokeLinks(
+        app: String, owner: String, at date: Date, audit: (@Sendable (_ revoked: Int) -> AuditEntry)?
+    ) async throws -> [(String, Int)] {
         try await run("revoke an owner's links") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> [(String, Int)] in
                 let version = try await Self.nextVersion(connection, logger: logger)
@@ -64,14 +70,16 @@ extension PostgresBackend {
                 var pairs: [(String, Int)] = []
                 for try await (id, generation) in rows.decode((String, Int64).self) { pairs.append((id, Int(generation))) }
                 if !pairs.isEmpty { try await Self.announce(version, connection, logger: logger) }
+                try await Self.insertAudit(audit?(pairs.count), connection, logger: logger)
                 return pairs
             }
         }
     }
 
-    /// Marks an active link deleted and announces it (other instances drop their cached record). The updated row,
-    /// or nil when there is no such link or it is not active.
-    public func markLinkDeleted(id: String) async throws -> LinkRecord? {
+    /// Marks an active link deleted and announces it (other instances drop their cached record), with the entry
+    /// `audit` makes of it in the same transaction. The updated row, or nil (and no audit entry) when there is no
+    /// such link or it is not active.
+    public func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)?) async throws -> LinkRecord? {
         try await run("mark a link deleted") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> LinkRecord? in
                 let rows = try await connection.query(
@@ -79,6 +87,7 @@ extension PostgresBackend {
                     logger: logger)
                 guard let record = try await Self.decodeLinks(rows).first else { return nil }
                 try await Self.recordChange("deletion", of: record, connection, logger: logger)
+                try await Self.insertAudit(audit?(record), connection, logger: logger)
                 return record
             }
         }
@@ -130,14 +139,17 @@ extension PostgresBackend {
 
     // MARK: API keys
 
-    /// Inserts a new API key (its hash only). Other instances read keys from the database, so it is in force
-    /// everywhere once this returns.
-    public func insertAPIKey(_ key: APIKeyRecord) async throws {
-        try await run("create an API key") { [client] in
-            try await client.query("""
-                INSERT INTO api_keys (id, kind, app, label, secrethash, created, revoked)
-                VALUES (\(key.id), \(key.kind.rawValue), \(key.app), \(key.label), \(key.secretHash), \(key.created), \(key.revoked))
-                """)
+    /// Inserts a new API key (its hash only), with `audit` in the same transaction. Other instances read keys from
+    /// the database, so it is in force everywhere once this returns.
+    public func insertAPIKey(_ key: APIKeyRecord, audit: AuditEntry?) async throws {
+        try await run("create an API key") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO api_keys (id, kind, app, label, secrethash, created, revoked)
+                    VALUES (\(key.id), \(key.kind.rawValue), \(key.app), \(key.label), \(key.secretHash), \(key.created), \(key.revoked))
+                    """, logger: logger)
+                try await Self.insertAudit(audit, connection, logger: logger)
+            }
         }
     }
 
@@ -148,11 +160,17 @@ extension PostgresBackend {
         }
     }
 
-    /// Revokes an API key. Returns false when there is no such key.
-    public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
-        try await run("revoke an API key") { [client] in
-            let rows = try await client.query("UPDATE api_keys SET revoked = COALESCE(revoked, \(date)) WHERE id = \(id) RETURNING id")
-            return try await rows.collect().count == 1
+    /// Revokes an API key, with `audit` in the same transaction. Returns false (and writes no audit entry) when
+    /// there is no such key.
+    public func revokeAPIKey(id: String, at date: Date, audit: AuditEntry?) async throws -> Bool {
+        try await run("revoke an API key") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> Bool in
+                let rows = try await connection.query(
+                    "UPDATE api_keys SET revoked = COALESCE(revoked, \(date)) WHERE id = \(id) RETURNING id", logger: logger)
+                guard try await rows.collect().count == 1 else { return false }
+                try await Self.insertAudit(audit, connection, logger: logger)
+                return true
+            }
         }
     }
 
@@ -172,6 +190,14 @@ extension PostgresBackend {
             try await client.query(
                 "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))")
         }
+    }
+
+    /// Appends `entry`, when there is one, on `connection` (inside the transaction of the action it records).
+    static func insertAudit(_ entry: AuditEntry?, _ connection: PostgresConnection, logger: Logger) async throws {
+        guard let entry else { return }
+        try await connection.query(
+            "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))",
+            logger: logger)
     }
 
     /// The newest audit entries, newest first.

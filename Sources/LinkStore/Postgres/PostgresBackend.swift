@@ -110,11 +110,14 @@ public final class PostgresBackend: StoreBackend {
         }
     }
 
-    /// Inserts or replaces signing-key records in one transaction and announces the change to other instances.
-    public func saveKeyRecords(_ records: [StoredKeyRecord]) async throws {
-        guard !records.isEmpty else { return }
+    /// Inserts or replaces signing-key records, with `audit`, in one transaction and announces the change to other
+    /// instances.
+    public func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry?) async throws {
+        guard !records.isEmpty || audit != nil else { return }
         try await run("save key records") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
+                try await Self.insertAudit(audit, connection, logger: logger)
+                guard !records.isEmpty else { return }
                 let version = try await Self.nextVersion(connection, logger: logger)
                 for record in records {
                     try await connection.query("""

@@ -5,7 +5,7 @@ import Logging
 import TokenSigning
 
 /// What `linkd serve` sets up before it answers: the manifests, the master key, a keyring with an active key of
-/// every suite for every app, and on first start an admin key.
+/// every suite for every app, and on first start an admin key, written to a private file in the data directory.
 struct ServerBootstrap: Sendable {
     /// The compiled manifests.
     let router: Router
@@ -13,8 +13,12 @@ struct ServerBootstrap: Sendable {
     let keys: KeyAdministration
     /// The keyring of `keys`.
     var keyring: Keyring { keys.keyring }
-    /// The admin key made on this (first) start, to print once; nil when an admin key already existed.
-    let initialAdminKey: String?
+    /// The file the admin key made on this (first) start was written to (`<dataDir>/initial-admin-key`, mode 0600);
+    /// nil when an admin key already existed.
+    let initialAdminKeyFile: String?
+
+    /// The name of the file the first admin key is written to, in the data directory.
+    static let initialAdminKeyFileName = "initial-admin-key"
 
     /// Loads manifests and keys, generating what is missing.
     static func run(
@@ -30,7 +34,7 @@ struct ServerBootstrap: Sendable {
         let keys = try await KeyAdministration.open(store: store, masterKey: masterKey, logger: logger)
         // Under the store's key lock: instances starting together on an empty shared store make one set of keys
         // and one admin key between them.
-        let initialAdminKey = try await store.withKeyLock { () -> String? in
+        let initialAdminKeyFile = try await store.withKeyLock { () -> String? in
             let made = try await keys.changeHoldingLock { keyring -> [KeyInfo] in
                 var made: [KeyInfo] = []
                 for app in router.appIDs {
@@ -45,13 +49,36 @@ struct ServerBootstrap: Sendable {
                 logger.notice("generated a signing key", metadata: ["app": "\(key.app)", "suite": "\(key.suite.name)", "kid": "\(key.kid)"])
             }
             guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return nil }
-            let (record, secret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "initial admin key")
-            try await store.createAPIKey(record)
-            try await store.appendAudit(AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
-            logger.logAdminAction("apikey.create", actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin"])
-            return secret
+            return try await makeInitialAdminKey(store: store, dataDir: configuration.dataDir, logger: logger)
         }
-        return ServerBootstrap(router: router, keys: keys, initialAdminKey: initialAdminKey)
+        return ServerBootstrap(router: router, keys: keys, initialAdminKeyFile: initialAdminKeyFile)
+    }
+
+    /// Makes the first admin key: its secret written to `<dataDir>/initial-admin-key` (mode 0600, created
+    /// exclusively, never through a symbolic link) first, then its hash and audit entry stored in one transaction;
+    /// if the store fails the file is removed. Returns the file's path. The secret is never printed or logged.
+    static func makeInitialAdminKey(store: StoreFront, dataDir: String, logger: Logger) async throws -> String {
+        let path = dataDir + "/" + initialAdminKeyFileName
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            throw ConfigurationError(message: "\(path) exists, and no admin key is active: it holds a key made before (revoked, "
+                + "or of another database). Delete it, then start linkd again to make a new admin key")
+        }
+        let (record, secret) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "initial admin key")
+        do {
+            try SecretFile.create(Array((secret + "\n").utf8), at: path)
+        } catch {
+            throw ConfigurationError(message: "cannot write the first admin key: \(error.message)")
+        }
+        do {
+            try await store.createAPIKey(
+                record, audit: AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
+        } catch {
+            unlink(path)
+            throw error
+        }
+        logger.logAdminAction("apikey.create", actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin", "file": "\(path)"])
+        return path
     }
 
     /// The router of the configured manifests (the demo manifests when none are configured); every manifest

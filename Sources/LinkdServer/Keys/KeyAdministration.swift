@@ -38,19 +38,24 @@ struct KeyAdministration: Sendable {
     }
 
     /// Runs `body` on the keyring under the store-wide key lock, with the store's current records, and writes
-    /// what it changed. On failure nothing is written and the keyring is back on the store's records.
-    func change<T: Sendable>(_ body: @escaping @Sendable (Keyring) throws -> T) async throws -> T {
-        try await store.withKeyLock { try await changeHoldingLock(body) }
+    /// what it changed together with the audit entry `audit` makes of its result (one transaction). On failure
+    /// nothing is written and the keyring is back on the store's records.
+    func change<T: Sendable>(
+        audit: (@Sendable (T) -> AuditEntry?)? = nil, _ body: @escaping @Sendable (Keyring) throws -> T
+    ) async throws -> T {
+        try await store.withKeyLock { try await changeHoldingLock(audit: audit, body) }
     }
 
     /// `change` for a caller that holds the store's key lock already.
-    func changeHoldingLock<T: Sendable>(_ body: @escaping @Sendable (Keyring) throws -> T) async throws -> T {
+    func changeHoldingLock<T: Sendable>(
+        audit: (@Sendable (T) -> AuditEntry?)? = nil, _ body: @escaping @Sendable (Keyring) throws -> T
+    ) async throws -> T {
         try await local.run {
             try await keyStore.refresh()
             try keyring.reload()
             do {
                 let value = try body(keyring)
-                try await keyStore.commit()
+                try await keyStore.commit(audit: audit?(value))
                 return value
             } catch {
                 try? await keyStore.refresh()
@@ -72,12 +77,14 @@ struct KeyAdministration: Sendable {
         }
     }
 
-    /// Makes a new active key of `app`/`suite`; the previous one verifies until its tokens have expired.
+    /// Makes a new active key of `app`/`suite`; the previous one verifies until its tokens have expired. The
+    /// entry `audit` makes of the new key is written with its activation, in one transaction.
     /// On a shared store this waits `store.propagationBound` between writing the key and activating it.
-    func rotate(app: String, suite: TokenSuite) async throws -> KeyInfo {
+    func rotate(app: String, suite: TokenSuite, audit: @escaping @Sendable (KeyInfo) -> AuditEntry) async throws -> KeyInfo {
         let bound = store.propagationBound
-        guard bound > .zero else { return try await change { try $0.rotate(app: app, suite: suite) } }
-        let pending = try await change { keyring in
+        guard bound > .zero else { return try await change(audit: audit) { try $0.rotate(app: app, suite: suite) } }
+        // A key made active at once (there was none) is the rotation: audited now; a pending one when activated.
+        let pending = try await change(audit: { $0.state == .pending ? nil : audit($0) }) { keyring in
             if let existing = keyring.keys(app: app).first(where: { $0.suite == suite && $0.state == .pending }) {
                 return existing
             }
@@ -88,7 +95,7 @@ struct KeyAdministration: Sendable {
         let knownEverywhere = pending.createdAt.addingTimeInterval(Self.seconds(bound))
         let wait = knownEverywhere.timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
-        return try await change { keyring in
+        return try await change(audit: audit) { keyring in
             // Another instance may have activated this pending key meanwhile: then it is done.
             if let current = keyring.keys(app: app).first(where: { $0.kid == pending.kid }), current.state != .pending {
                 return current

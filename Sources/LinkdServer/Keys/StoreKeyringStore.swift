@@ -48,13 +48,13 @@ final class StoreKeyringStore: KeyringStore {
         state.withLock { $0 = State(records: records, changed: []) }
     }
 
-    /// Writes the records changed since the last refresh or commit, all or none.
-    func commit() async throws {
+    /// Writes the records changed since the last refresh or commit, and `audit`, all or none.
+    func commit(audit: AuditEntry? = nil) async throws {
         let changed = state.withLock { $0.changed }
-        guard !changed.isEmpty else { return }
+        guard !changed.isEmpty || audit != nil else { return }
         let encoder = JSONEncoder()
         let stored = try changed.map { StoredKeyRecord(app: $0.app, kid: Int64($0.kid), record: try encoder.encode($0)) }
-        try await store.saveKeyRecords(stored)
+        try await store.saveKeyRecords(stored, audit: audit)
         state.withLock { $0.changed.removeAll() }
     }
 }

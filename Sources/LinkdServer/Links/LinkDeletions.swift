@@ -50,17 +50,16 @@ final class LinkDeletions: Service {
         }
     }
 
-    /// Marks link `linkID` deleted and, when this call changed it, appends the audit entry and logs it at notice.
+    /// Marks link `linkID` deleted and, when this call changed it, writes the audit entry with it and logs it at notice.
     /// A store failure is logged at warning; the link is taken off the queue first, so the next visit reports it anew.
     func record(linkID: String, at date: Date = Date()) async {
         var deleted: LinkRecord?
         var failure: (any Error)?
         do {
             // nil: no such link, or not active any more (deleted already, maybe by another instance, or revoked).
-            deleted = try await store.markLinkDeleted(id: linkID)
-            if let deleted {
-                try await store.appendAudit(
-                    AuditEntry(at: date, actor: Self.actor, action: Self.action, detail: "\(deleted.app) \(deleted.id)"))
+            // The audit entry goes with the change, in its transaction (written only when the link changed).
+            deleted = try await store.markLinkDeleted(id: linkID) { record in
+                AuditEntry(at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)")
             }
         } catch {
             failure = error

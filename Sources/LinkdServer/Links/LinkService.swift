@@ -271,12 +271,11 @@ final class LinkService: Sendable {
 
     /// Revokes link `id` (idempotent) and returns its view.
     func revoke(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
-        _ = try await existing(id: id, caller: caller)
-        guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now) }) else {
+        let target = try await existing(id: id, caller: caller)
+        // The audit entry is written in the revocation's transaction: both or neither.
+        let entry = AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)")
+        guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now, audit: entry) }) else {
             throw LinkError(.notFound, "no link \(id)")
-        }
-        try await Self.storing {
-            try await store.appendAudit(AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(record.app) \(id)"))
         }
         metrics.setRevocationSetSize(store.revocations.count)
         return try await view(of: record, now: now)

@@ -6,7 +6,7 @@ import LinkStore
 import Logging
 import TokenSigning
 
-/// The admin API (admin key only; every change is written to the audit log):
+/// The admin API (admin key only; every change is written to the audit log in the change's own transaction):
 /// - `GET /v1/admin/keys[?app=]` lists signing keys (never their secrets);
 /// - `POST /v1/admin/keys/{app}/rotate` `{suite?}` makes a new active key, the old one verify-only (on a shared
 ///   store the new key is first written pending and activated once every instance knows it);
@@ -110,10 +110,12 @@ struct AdminRoutes: Sendable {
         guard let suite = TokenSuite(name: body.suite ?? "hmac-sha256") else {
             throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
         }
-        let key = try await keyOperation { try await keys.rotate(app: app, suite: suite) }
-        try await audit(
-            caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)", logger: context.logger,
-            ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
+        let key = try await keyOperation {
+            try await keys.rotate(app: app, suite: suite) { key in
+                Self.entry(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
+            }
+        }
+        context.logger.logAdminAction("key.rotate", actor: caller.keyID, ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
         return try JSONBody.response(KeyView(key))
     }
 
@@ -128,8 +130,12 @@ struct AdminRoutes: Sendable {
         guard key.state != .active else {
             throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
         }
-        try await keyOperation { try await keys.change { try $0.retire(app: app, keyID: kid) } }
-        try await audit(caller, "key.retire", "\(app) kid \(kid)", logger: context.logger, ["app": "\(app)", "kid": "\(kid)"])
+        try await keyOperation {
+            try await keys.change(audit: { _ in Self.entry(caller, "key.retire", "\(app) kid \(kid)") }) {
+                try $0.retire(app: app, keyID: kid)
+            }
+        }
+        context.logger.logAdminAction("key.retire", actor: caller.keyID, ["app": "\(app)", "kid": "\(kid)"])
         guard let retired = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
             throw APIError(.notFound, .notFound, "no such key of \(app)")
         }
@@ -144,10 +150,13 @@ struct AdminRoutes: Sendable {
         guard !body.owner.isEmpty, body.owner.utf8.count <= LinkService.Caps.ownerBytes else {
             throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerBytes) bytes")
         }
-        let count = try await LinkService.storing { try await store.revokeLinks(app: body.app, owner: body.owner, at: Date()) }
-        try await audit(
-            caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links", logger: context.logger,
-            ["app": "\(body.app)", "owner": "\(body.owner)", "revoked": "\(count)"])
+        let count = try await LinkService.storing {
+            try await store.revokeLinks(app: body.app, owner: body.owner, at: Date()) { count in
+                Self.entry(caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links")
+            }
+        }
+        context.logger.logAdminAction(
+            "owner.revoke", actor: caller.keyID, ["app": "\(body.app)", "owner": "\(body.owner)", "revoked": "\(count)"])
         metrics.setRevocationSetSize(store.revocations.count)
         return try JSONBody.response(RevokedCount(app: body.app, owner: body.owner, revoked: count))
     }
@@ -169,12 +178,12 @@ struct AdminRoutes: Sendable {
         case (.admin, nil): break
         }
         let (record, secret) = APIKeyAuthenticator.makeKey(kind: kind, app: body.app, label: body.label)
-        try await LinkService.storing { try await store.createAPIKey(record) }
+        let entry = Self.entry(caller, "apikey.create", "\(record.id) \(kind.rawValue)\(body.app.map { " " + $0 } ?? "")")
+        try await LinkService.storing { try await store.createAPIKey(record, audit: entry) }
         auth.directory.remember(record)
         var logged: Logger.Metadata = ["apiKey": "\(record.id)", "kind": "\(kind.rawValue)"]
         if let app = body.app { logged["app"] = "\(app)" }
-        try await audit(
-            caller, "apikey.create", "\(record.id) \(kind.rawValue)\(body.app.map { " " + $0 } ?? "")", logger: context.logger, logged)
+        context.logger.logAdminAction("apikey.create", actor: caller.keyID, logged)
         return try JSONBody.response(APIKeyView(record, secret: secret), status: .created)
     }
 
@@ -191,10 +200,11 @@ struct AdminRoutes: Sendable {
     private func revokeAPIKey(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         let caller = try await auth.admin(request, client: context.clientAddress)
         let id = try context.parameters.require("id")
-        guard try await LinkService.storing({ try await store.revokeAPIKey(id: id, at: Date()) }) else {
+        let entry = Self.entry(caller, "apikey.revoke", id)
+        guard try await LinkService.storing({ try await store.revokeAPIKey(id: id, at: Date(), audit: entry) }) else {
             throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
         }
-        try await audit(caller, "apikey.revoke", id, logger: context.logger, ["apiKey": "\(id)"])
+        context.logger.logAdminAction("apikey.revoke", actor: caller.keyID, ["apiKey": "\(id)"])
         let keys = try await LinkService.storing { try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client) }
         guard let record = keys.first(where: { $0.id == id }) else { throw APIError(.notFound, .notFound, "no API key \(id)") }
         auth.directory.remember(record)  // revoked here at once (other instances: within APIKeyDirectory.refreshInterval)
@@ -233,13 +243,9 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    /// Writes the audit entry of an admin action, then logs it at notice with `metadata` (never a secret).
-    private func audit(
-        _ caller: Caller, _ action: String, _ detail: String, logger: Logger, _ metadata: Logger.Metadata
-    ) async throws {
-        try await LinkService.storing {
-            try await store.appendAudit(AuditEntry(at: Date(), actor: caller.keyID, action: action, detail: detail))
-        }
-        logger.logAdminAction(action, actor: caller.keyID, metadata)
+    /// The audit entry of an admin action by `caller`, written by the store in the action's own transaction (the
+    /// action and its entry are stored together or not at all); the route logs the action once it is done.
+    private static func entry(_ caller: Caller, _ action: String, _ detail: String) -> AuditEntry {
+        AuditEntry(at: Date(), actor: caller.keyID, action: action, detail: detail)
     }
 }

@@ -104,17 +104,18 @@ public protocol KeyringStore: Sendable {
     func saveKeyRecord(_ record: KeyRecord) throws
 }
 
-/// A JSON file of key records, mode 0600, replaced atomically (temp file, fsync, rename).
+/// A JSON file of key records, mode 0600, replaced atomically (`SecretFile.replace`), read only when private
+/// (`SecretFile.read`).
 public struct FileKeyringStore: KeyringStore {
     /// The file path.
     public let path: String
     private let lock = NSLock()
 
-    /// A store at `path`; the directory is created with mode 0700 when missing.
+    /// A store at `path`; the directory is created with mode 0700 when missing, and refused when others may read it.
     public init(path: String) throws {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try FileSystem.makeDirectory(directory) }
+        if !directory.isEmpty { try SecretFile.prepareDirectory(directory) }
     }
 
     public func loadKeyRecords() throws -> [KeyRecord] {
@@ -124,11 +125,9 @@ public struct FileKeyringStore: KeyringStore {
     }
 
     private func load() throws -> [KeyRecord] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TokenError(.storage, "cannot read keyring file \(path)")
-        }
-        guard data.count <= 16 << 20 else { throw TokenError(.storage, "keyring file \(path) is larger than 16 MiB") }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return [] }
+        let data = Data(try SecretFile.read(path, maxBytes: 16 << 20))
         do {
             return try JSONDecoder.keyring.decode([KeyRecord].self, from: data)
         } catch {
@@ -146,7 +145,7 @@ public struct FileKeyringStore: KeyringStore {
             records.append(record)
         }
         let data = try JSONEncoder.keyring.encode(records)
-        try FileSystem.writeAtomically(data, to: path)
+        try SecretFile.replace(Array(data), at: path)
     }
 }
 
@@ -165,39 +164,5 @@ extension JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
-    }
-}
-
-enum FileSystem {
-    static func makeDirectory(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw TokenError(.storage, "\(path) exists and is not a directory") }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw TokenError(.storage, "cannot create directory \(path): \(error.localizedDescription)")
-        }
-    }
-
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        let temp = path + ".tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw TokenError(.storage, "cannot write \(temp): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == data.count, synced == 0 else {
-            unlink(temp)
-            throw TokenError(.storage, "cannot write \(temp)")
-        }
-        guard rename(temp, path) == 0 else {
-            unlink(temp)
-            throw TokenError(.storage, "cannot replace \(path): \(String(cString: strerror(errno)))")
-        }
-        chmod(path, 0o600)
     }
 }

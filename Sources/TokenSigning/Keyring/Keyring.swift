@@ -15,13 +15,19 @@ public final class Keyring: Sendable {
     private let masterKey: MasterKey
     private let snapshot: Mutex<Snapshot>
     private let writeLock = Mutex(())
+    /// Checks the tag of a token whose key id is unknown (or of another suite), so that a rejection costs the same.
+    private let decoys: DecoyVerifiers
 
     /// Loads every record from `store` and unseals it with `masterKey`.
     public init(store: any KeyringStore, masterKey: MasterKey) throws {
         self.store = store
         self.masterKey = masterKey
         self.snapshot = Mutex(try Snapshot(records: store.loadKeyRecords(), masterKey: masterKey))
+        self.decoys = try DecoyVerifiers()
     }
+
+    /// How many tags were checked with a decoy key (tokens of unknown key ids): for tests.
+    var decoyVerifications: Int { decoys.uses.load(ordering: .relaxed) }
 
     /// Re-reads the store (another instance may have rotated).
     public func reload() throws {
@@ -174,19 +180,24 @@ public final class Keyring: Sendable {
             return .failure(TokenError(.malformed, "unknown suite or wrong length"))
         }
         let kid = TokenLayout.readBE(b, 1)
-        guard let key = current.verifiers[VerifierKey(app: app, kid: kid)] else {
-            return .failure(TokenError(.unknownKey, "unknown key id"))
+        let key = current.verifiers[VerifierKey(app: app, kid: kid)]
+        let raw = UnsafeRawBufferPointer(b)
+        let header = UnsafeRawBufferPointer(rebasing: raw[0..<TokenLayout.headerLength])
+        let tag = UnsafeRawBufferPointer(rebasing: raw[TokenLayout.headerLength...])
+        // The tag is checked before anything is said about the key: with a decoy key of the token's suite when the
+        // key id is unknown (or of another suite), so how long a rejection takes does not tell which key ids exist.
+        let tagVerifies: Bool
+        if let key, key.suite == suite {
+            tagVerifies = key.verifier.verify(header: header, tag: tag)
+        } else {
+            tagVerifies = decoys.verify(suite: suite, header: header, tag: tag)
         }
+        guard let key else { return .failure(TokenError(.unknownKey, "unknown key id")) }
         guard key.suite == suite else { return .failure(TokenError(.suiteMismatch, "suite does not match the key")) }
         if let until = key.verifyUntil, now > until {
             return .failure(TokenError(.retiredKey, "key no longer verifies"))
         }
-        let raw = UnsafeRawBufferPointer(b)
-        let header = UnsafeRawBufferPointer(rebasing: raw[0..<TokenLayout.headerLength])
-        let tag = UnsafeRawBufferPointer(rebasing: raw[TokenLayout.headerLength...])
-        guard key.verifier.verify(header: header, tag: tag) else {
-            return .failure(TokenError(.badSignature, "bad signature"))
-        }
+        guard tagVerifies else { return .failure(TokenError(.badSignature, "bad signature")) }
         let expiresAt = TokenLayout.readBE(b, 21)
         if UInt64(now) > UInt64(expiresAt) + UInt64(Self.expiryLeeway) {
             return .failure(TokenError(.expired, "token expired"))
@@ -200,6 +211,30 @@ public final class Keyring: Sendable {
 }
 
 // MARK: - snapshot
+
+/// One verifier per suite with a random key no token is signed with: a token of an unknown key id has its tag
+/// checked against it (always failing), so its rejection does the work a known key's does.
+final class DecoyVerifiers: Sendable {
+    private let hmac: TokenVerifier
+    private let ed25519: TokenVerifier
+    /// How many tags were checked here.
+    let uses = Atomic<Int>(0)
+
+    init() throws {
+        let prefix = TokenLayout.contextPrefix(app: "linkd-decoy")
+        hmac = .hmac(try HMACSHA256(key: SecureRandom.bytes(32), prefix: prefix))
+        ed25519 = .ed25519(try Ed25519Key.generate().key, prefix: prefix)
+    }
+
+    /// Checks `tag` as a key of `suite` would; the answer is false but for a 2^-256 chance, and the caller drops it.
+    func verify(suite: TokenSuite, header: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer) -> Bool {
+        uses.add(1, ordering: .relaxed)
+        switch suite {
+        case .hmacSHA256: return hmac.verify(header: header, tag: tag)
+        case .ed25519: return ed25519.verify(header: header, tag: tag)
+        }
+    }
+}
 
 struct VerifierKey: Hashable {
     let app: String

@@ -18,7 +18,9 @@ public struct MasterKey: Sendable, CustomStringConvertible, CustomDebugStringCon
         self.bytes = bytes
     }
 
-    /// `LINKD_MASTER_KEY` (base64url) when set; otherwise the file at `path`, created (mode 0600) when missing.
+    /// `LINKD_MASTER_KEY` (base64url) when set; otherwise the file at `path`, created (mode 0600, with its directory
+    /// 0700) when missing. An existing file must be a regular file (not a symbolic link) of mode 0600 or stricter,
+    /// and its directory must give group and others no access: otherwise `insecureFile`, naming the path and mode.
     public static func loadOrCreate(at path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> MasterKey
     {
@@ -27,18 +29,17 @@ public struct MasterKey: Sendable, CustomStringConvertible, CustomDebugStringCon
                 throw TokenError(.sealing, "LINKD_MASTER_KEY: \(error.message)")
             }
         }
-        if FileManager.default.fileExists(atPath: path) {
-            guard let data = FileManager.default.contents(atPath: path), data.count < 1024 else {
-                throw TokenError(.sealing, "cannot read master key file \(path)")
-            }
-            do { return try MasterKey(base64URL: String(decoding: data, as: UTF8.self)) } catch let error as TokenError {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try SecretFile.prepareDirectory(directory) }
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            let bytes = try SecretFile.read(path, maxBytes: 1024)
+            do { return try MasterKey(base64URL: String(decoding: bytes, as: UTF8.self)) } catch let error as TokenError {
                 throw TokenError(.sealing, "\(path): \(error.message)")
             }
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try FileSystem.makeDirectory(directory) }
         let key = try MasterKey(bytes: SecureRandom.bytes(32))
-        try FileSystem.writeAtomically(Data((Base64URL.encode(key.bytes) + "\n").utf8), to: path)
+        try SecretFile.create(Array((Base64URL.encode(key.bytes) + "\n").utf8), at: path)
         return key
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import LinkRouter
 import Synchronization
 
 /// Where and how to fetch an app's previews.
@@ -81,7 +82,9 @@ public final class OriginClient: Sendable {
     ///   - params: The link's params (from the link record, never from the request).
     ///   - now: The current time (for tests).
     public func preview(params: [String: String], now: Date = Date()) async -> PreviewResult {
-        guard let url = previewURL(params: params) else { return .unavailable(reason: "preview path needs a missing param") }
+        guard let url = previewURL(params: params) else {
+            return .unavailable(reason: "no preview path for these params (one is missing, empty, too long or a dot segment)")
+        }
         let cached = cache.withLock { $0.entry(for: url) }
         if let cached, let answer = answer(from: cached, now: now), answer.fresh { return answer.result }
         let fresh = await fetch(url)
@@ -121,7 +124,10 @@ public final class OriginClient: Sendable {
         return (usable, age < configuration.cacheTTLSeconds)
     }
 
-    /// The request URL: base URL + the template with each `{name}` replaced by the escaped param.
+    /// The request URL: base URL + the template with each `{name}` replaced by the escaped param (everything but
+    /// RFC 3986's unreserved characters escaped, `/` included). Nil when a param is missing, empty or over 256 bytes,
+    /// or when the path would have a `.` or `..` segment — which the origin (or libcurl) would resolve to another
+    /// path of the origin.
     func previewURL(params: [String: String]) -> String? {
         var path = ""
         var rest = Substring(configuration.previewPath)
@@ -134,6 +140,7 @@ public final class OriginClient: Sendable {
             rest = rest[rest.index(after: close)...]
         }
         path += rest
+        guard !path.split(separator: "/").contains(where: { DotSegment.matches($0) }) else { return nil }
         let base = configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
         return base + (path.hasPrefix("/") ? path : "/" + path)
     }

@@ -34,17 +34,26 @@ struct ServeCommand: AsyncParsableCommand {
             let server = try await buildServer(configuration: configuration, onListening: { port in
                 Self.say("linkd: listening on http://\(configuration.host):\(port)")
             })
-            if let key = server.initialAdminKey {
-                Self.say("""
-                    linkd: first start — admin API key (shown once, only its hash is stored; keep it now):
-                      \(key)
-                    """)
+            if let file = server.initialAdminKeyFile {
+                Self.say(Self.initialAdminKeyNotice(file: file))
             }
             try await server.run()
         } catch let error as ConfigurationError {
             printError("linkd: \(error.message)")
             throw ExitCode(1)
         }
+    }
+
+    /// What first start prints about the admin key it made: where the file is and how to use it — never the key,
+    /// which container logs would keep.
+    static func initialAdminKeyNotice(file: String) -> String {
+        let absolute = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+        let path = (absolute as NSString).standardizingPath
+        return """
+            linkd: first start — an admin API key was made and written to this file (mode 0600; linkd keeps only its hash):
+              \(path)
+            linkd: send it as `Authorization: Bearer $(cat \(path))`; move it into your secret store, then delete the file.
+            """
     }
 
     /// Writes a line to standard output at once (scripts and tests read it while the server runs).

@@ -132,7 +132,9 @@ func withAPI(
         wrapped = faulty
         return faulty
     })
-    guard let adminKey = server.initialAdminKey else { throw HarnessError("no admin key on first start") }
+    guard let file = server.initialAdminKeyFile,
+          let adminKey = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    else { throw HarnessError("no admin key file on first start") }
     guard let faults = wrapped else { throw HarnessError("the store's backend was not wrapped") }
     let frozen = configuration
     let store = server.store, hotRoutes = server.hotRoutes

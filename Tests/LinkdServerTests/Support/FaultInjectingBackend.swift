@@ -45,12 +45,20 @@ final class FaultInjectingBackend: StoreBackend {
         try await base.insertLink(record)
     }
     func fetchLink(id: String) async throws -> LinkRecord? { try check(); return try await base.fetchLink(id: id) }
-    func revokeLink(id: String, at date: Date) async throws -> LinkRecord? { try check(); return try await base.revokeLink(id: id, at: date) }
-    func revokeLinks(app: String, owner: String, at date: Date) async throws -> [(String, Int)] {
+    func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try check()
-        return try await base.revokeLinks(app: app, owner: owner, at: date)
+        return try await base.revokeLink(id: id, at: date, audit: audit)
     }
-    func markLinkDeleted(id: String) async throws -> LinkRecord? { try check(); return try await base.markLinkDeleted(id: id) }
+    func revokeLinks(
+        app: String, owner: String, at date: Date, audit: (@Sendable (_ revoked: Int) -> AuditEntry)?
+    ) async throws -> [(String, Int)] {
+        try check()
+        return try await base.revokeLinks(app: app, owner: owner, at: date, audit: audit)
+    }
+    func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)?) async throws -> LinkRecord? {
+        try check()
+        return try await base.markLinkDeleted(id: id, audit: audit)
+    }
     func countLinks() async throws -> Int { try check(); return try await base.countLinks() }
     func addClicks(_ clicks: [String: LinkClicks]) async throws { try check(); try await base.addClicks(clicks) }
     func fetchClicks(linkID: String) async throws -> LinkClicks { try check(); return try await base.fetchClicks(linkID: linkID) }
@@ -58,16 +66,22 @@ final class FaultInjectingBackend: StoreBackend {
 
     // SigningKeyTable
     func fetchKeyRecords() async throws -> [StoredKeyRecord] { try check(); return try await base.fetchKeyRecords() }
-    func saveKeyRecords(_ records: [StoredKeyRecord]) async throws { try check(); try await base.saveKeyRecords(records) }
+    func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry?) async throws {
+        try check()
+        try await base.saveKeyRecords(records, audit: audit)
+    }
     func withKeyLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try check()
         return try await base.withKeyLock(body)
     }
 
     // APIKeyTable
-    func insertAPIKey(_ key: APIKeyRecord) async throws { try check(); try await base.insertAPIKey(key) }
+    func insertAPIKey(_ key: APIKeyRecord, audit: AuditEntry?) async throws { try check(); try await base.insertAPIKey(key, audit: audit) }
     func fetchAPIKey(secretHash: Data) async throws -> APIKeyRecord? { try check(); return try await base.fetchAPIKey(secretHash: secretHash) }
-    func revokeAPIKey(id: String, at date: Date) async throws -> Bool { try check(); return try await base.revokeAPIKey(id: id, at: date) }
+    func revokeAPIKey(id: String, at date: Date, audit: AuditEntry?) async throws -> Bool {
+        try check()
+        return try await base.revokeAPIKey(id: id, at: date, audit: audit)
+    }
     func fetchAPIKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] { try check(); return try await base.fetchAPIKeys(kind: kind) }
 
     // AuditTable
