@@ -175,19 +175,23 @@ extension ServerConfigurationTests {
             syncIntervalSeconds: 1.5
             eventLoopThreads: 2
             fastPath: false
+            opsHost: 127.0.0.2
+            opsPort: 9100
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let read = try ServerConfiguration.load(file: file, environment: [:])
-        let expected = ServerConfiguration(
+        var expected = ServerConfiguration(
             host: "0.0.0.0", port: 9000, dataDir: "/var/lib/linkd", manifests: ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"],
             linkCacheCapacity: 500, maxTTLSeconds: 86400, defaultTTLSeconds: 3600, maxBodyBytes: 4096, clickFlushSeconds: 0.5,
             logLevel: "debug", rateLimitPerSecond: 0, rateLimitBurst: 100, authFailuresPerMinute: 5,
             templatesDir: "/usr/share/linkd/templates", appTemplates: ["handz": "/etc/linkd/handz"], previewWaitMilliseconds: 150,
             maxOriginFetches: 8, database: "postgres://linkd@db.internal:5432/linkd", syncIntervalSeconds: 1.5, eventLoopThreads: 2,
             fastPath: false)
+        expected.opsHost = "127.0.0.2"
+        expected.opsPort = 9100
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 21)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 23)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)

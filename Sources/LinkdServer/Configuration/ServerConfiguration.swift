@@ -34,6 +34,7 @@ import TokenSigning
 /// - `eventLoopThreads` / `LINKD_EVENT_LOOP_THREADS` — Int — `0`: SwiftNIO event-loop threads; 0 means one per core.
 /// - `fastPath` — Bool — `true`: answer share pages, resolutions and `/healthz` on the event loop when memory has
 ///   all they need (same answers; false sends every request through Hummingbird's router).
+/// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -58,6 +59,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var syncIntervalSeconds: Double
     public var eventLoopThreads: Int
     public var fastPath: Bool
+    /// The ops listener's address (`/metrics`, `/readyz`, `/healthz`); nil: `host`. Needs `opsPort`.
+    public var opsHost: String?
+    /// The ops listener's port; nil (the default): no ops listener, everything on the public one.
+    public var opsPort: Int?
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -111,6 +116,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case host, port, dataDir, manifests, linkCacheCapacity, maxTTLSeconds, defaultTTLSeconds, maxBodyBytes,
             clickFlushSeconds, logLevel, rateLimitPerSecond, rateLimitBurst, authFailuresPerMinute, templatesDir, appTemplates,
             previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath
+        case opsHost, opsPort
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -137,6 +143,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .syncIntervalSeconds: syncIntervalSeconds = try value.double()
         case .eventLoopThreads: eventLoopThreads = try value.int()
         case .fastPath: fastPath = try value.bool()
+        case .opsHost: opsHost = value.isNull ? nil : try value.string()
+        case .opsPort: opsPort = value.isNull ? nil : try value.int()
         }
     }
 }
@@ -181,6 +189,7 @@ extension ServerConfiguration {
             }
             configuration.eventLoopThreads = threads
         }
+        try configuration.readOpsEnvironment(environment)
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -257,5 +266,6 @@ extension ServerConfiguration {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
+        try validateOps()
     }
 }

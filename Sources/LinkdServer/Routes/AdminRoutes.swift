@@ -81,7 +81,7 @@ struct AdminRoutes: Sendable {
     private struct AuditView: Encodable { let seq: Int64?; let at: Date; let actor: String; let action: String; let detail: String }
     private struct AuditList: Encodable { let entries: [AuditView] }
 
-    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
         let admin = router.group("v1/admin")
         admin.get("keys") { try await listKeys($0, $1) }
         admin.post("keys/{app}/rotate") { try await rotateKey($0, $1) }
