@@ -20,6 +20,8 @@ public struct Daemon<App: ApplicationProtocol> {
     public let store: StoreFront
     /// The hot-route table both entrances read.
     let hotRoutes: HotRouteTable
+    /// The public listener's routes as registered (what its 405 answers are made from).
+    let routes: RouteCatalog
 
     /// Runs the server and its services until SIGTERM or SIGINT, then shuts them down gracefully.
     public func run() async throws {
@@ -33,11 +35,13 @@ public struct Daemon<App: ApplicationProtocol> {
 ///   - logger: where the server logs (default: swift-log's handler, stderr); its level is set from `logLevel`.
 ///   - wrapBackend: wraps the opened store's backend (the tests put a fault-injecting one around it); identity by default.
 ///   - onListening: called with the bound port once the server listens (port 0 picks one).
+///   - onOpsListening: called with the ops listener's bound port once it listens (only with `opsPort` set).
 public func buildServer(
     configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
     logger: Logger = Logger(label: "linkd"),
     wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 },
-    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+    onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> Daemon<some ApplicationProtocol> {
     var logger = logger
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
@@ -71,13 +75,15 @@ public func buildServer(
         ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
 
     let clients = ClientAddresses(trustedProxies: configuration.trustedProxyNetworks)
-    let router = Hummingbird.Router(context: LinkdRequestContext.self)
+    // Every route is registered through the recorder, which keeps the table 405 answers are made from.
+    let router = RouteRecorder(router: Hummingbird.Router(context: LinkdRequestContext.self))
     // First: the client key every later step (rate limits, the auth-failure lockout) reads.
     router.add(middleware: ClientAddressMiddleware(clients: clients))
     // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-    HealthRoutes(store: store, metrics: metrics).register(on: router)
+    let health = HealthRoutes(store: store, metrics: metrics)
+    if !configuration.hasOpsListener { health.register(on: router) }  // else on the ops listener only
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let resolveRoutes = ResolveRoutes(links: links)
     AdminRoutes(
@@ -111,6 +117,8 @@ public func buildServer(
     router.add(middleware: AppLinkPagesMiddleware(
         pages: AppLinkPages(router: bootstrap.router, renderer: pages.renderer, makePage: ReadyResponse.init(page:)),
         limiter: limiter))
+    // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
 
     let flusher = ClickFlushService(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
@@ -118,8 +126,14 @@ public func buildServer(
     let fastRoutes = configuration.fastPath ? hotRoutes : nil
     let serverName = "linkd"
     let connections = ConnectionCounter(limits: configuration.edgeLimits, metrics: metrics)
+    let eventLoopGroup: EventLoopGroupProvider = configuration.eventLoopThreads > 0
+        ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton
+    // With `opsPort` set, /metrics, /readyz and /healthz on a listener of their own, run as one more service.
+    let ops = configuration.hasOpsListener ? [opsApplication(
+        configuration: configuration, health: health, metrics: metrics, serverName: serverName,
+        eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
     let application = Application(
-        router: router,
+        responder: HeadResponder(base: router.router.buildResponder()),
         server: HTTPServerBuilder { responder in
             EdgeChannel(
                 base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: .init(
@@ -131,13 +145,15 @@ public func buildServer(
         // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)],
+        // The ops listener, last, stops right after the public one.
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
-        eventLoopGroupProvider: configuration.eventLoopThreads > 0
-            ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton,
+        eventLoopGroupProvider: eventLoopGroup,
         logger: logger
     )
-    return Daemon(application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes)
+    return Daemon(
+        application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes,
+        routes: router.catalog)
 }
 
 /// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped

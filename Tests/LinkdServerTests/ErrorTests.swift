@@ -100,14 +100,19 @@ struct ErrorTests {
         }
     }
 
-    @Test("an unknown path, or a known path with a method it has no handler for, is a JSON 404 on both paths")
+    @Test("an unknown path is a JSON 404, a known path with a method it does not take a JSON 405 with Allow, on both paths")
     func unknownEndpoints() async throws {
         try await withAPI { api in
-            // Hummingbird's router does not tell a wrong method from a wrong path: both are 404 not_found (no 405).
-            for (method, path) in [(HTTPRequest.Method.get, "/nope"), (.get, "/v1"), (.put, "/v1/links"), (.delete, "/healthz"),
-                                   (.post, "/s/AAAA"), (.get, "/v1/resolve/ics"), (.patch, "/v1/admin/keys")] {
+            for (method, path, allow) in [(HTTPRequest.Method.get, "/nope", nil), (.get, "/v1", nil), (.put, "/v1/links", "POST"),
+                                          (.delete, "/healthz", "GET, HEAD"), (.post, "/s/AAAA", "GET, HEAD"), (.get, "/v1/resolve/ics", "POST"),
+                                          (.patch, "/v1/admin/keys", "GET, HEAD")] {
                 let reply = try await api.call(method, path)
-                #expect(reply.status == 404 && reply.errorCode == "not_found", "\(method) \(path): \(reply.text)")
+                if let allow {
+                    #expect(reply.status == 405 && reply.errorCode == "method_not_allowed", "\(method) \(path): \(reply.text)")
+                    #expect(reply.headers[.allow] == allow)
+                } else {
+                    #expect(reply.status == 404 && reply.errorCode == "not_found", "\(method) \(path): \(reply.text)")
+                }
                 #expect(reply.headers[.contentType] == "application/json")
                 #expect((reply.json["error"] as? [String: Any])?["message"] as? String != nil)
             }
@@ -116,9 +121,9 @@ struct ErrorTests {
             try await connection.send(
                 "GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + "PUT /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
                     + "GET /s/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            for _ in 0..<3 {
+            for (status, code) in [(404, "not_found"), (405, "method_not_allowed"), (404, "not_found")] {
                 let reply = try await connection.read()
-                #expect(reply.status == 404 && reply.text.contains(#""code":"not_found""#), "\(reply.text)")
+                #expect(reply.status == status && reply.text.contains(#""code":"\#(code)""#), "\(reply.text)")
                 #expect(reply.header("Content-Type") == "application/json")
             }
             #expect(try await connection.read().text == #"{"status":"ok"}"#)

@@ -33,7 +33,9 @@ struct OpenAPITests {
         ) async throws -> Reply {
             let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType)
             let template = template ?? String(path.split(separator: "?", maxSplits: 1)[0])
-            record(method.rawValue, template, reply.status, reply.headers[.contentType], reply.text, reply.headers[.retryAfter], sourceLocation)
+            record(
+                method.rawValue, template, reply.status, reply.headers[.contentType], reply.text, reply.headers[.retryAfter],
+                allow: reply.headers[.allow], sourceLocation)
             return reply
         }
 
@@ -43,23 +45,33 @@ struct OpenAPITests {
             let connection = try RawConnection(port: try #require(api.client.port))
             try await connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
             let reply = try await connection.read()
-            record("GET", path, reply.status, reply.header("Content-Type"), reply.text, reply.header("Retry-After"), sourceLocation)
+            record("GET", path, reply.status, reply.header("Content-Type"), reply.text, reply.header("Retry-After"), allow: reply.header("Allow"), sourceLocation)
             return reply
         }
 
-        /// Checks one answer against the document (a 429 must say when to retry) and remembers it.
+        /// Checks one answer against the document (a 429 must say when to retry, a 405 which methods the document
+        /// lists for the path) and remembers it: a 405 to a method the path does not list counts as the 405 of each
+        /// of the path's operations.
         private func record(
             _ method: String, _ template: String, _ status: Int, _ contentType: String?, _ body: String, _ retryAfter: String?,
-            _ sourceLocation: SourceLocation
+            allow: String?, _ sourceLocation: SourceLocation
         ) {
             var problems = document.problems(method: method, template: template, status: status, contentType: contentType, body: body)
             if status == 429, (retryAfter.flatMap { Int($0) } ?? 0) < 1 {
                 problems.append("\(method) \(template) → 429 without a Retry-After of whole seconds ≥ 1: \(retryAfter ?? "none")")
             }
+            if status == 405, allow != document.allow(template) {
+                problems.append("\(method) \(template) → 405 with Allow \(allow ?? "none"), the document lists \(document.allow(template) ?? "none")")
+            }
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
+            let operation = "\(method) \(template)"
             lock.withLock {
-                seenOperations.insert("\(method) \(template)")
-                seenStatuses["\(method) \(template)", default: []].insert(status)
+                if status == 405, !document.operations.contains(operation) {
+                    for listed in document.operations where listed.hasSuffix(" \(template)") { seenStatuses[listed, default: []].insert(405) }
+                } else {
+                    seenOperations.insert(operation)
+                    seenStatuses[operation, default: []].insert(status)
+                }
             }
         }
 
@@ -161,6 +173,14 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/v1/admin/audit?limit=5", template: "/v1/admin/audit", key: admin), 200)
             expectStatus(try await check.call(.get, "/v1/admin/audit?limit=0", template: "/v1/admin/audit", key: admin), 400)
 
+            // Every path asked with methods it does not list: 405 with Allow as the document lists them.
+            for template in document.paths {
+                let path = template.split(separator: "/").map { $0.hasPrefix("{") ? "x" : String($0) }.reduce("") { $0 + "/" + $1 }
+                for method in [HTTPRequest.Method.put, .patch, .delete, .post] where !document.operations.contains("\(method.rawValue) \(template)") {
+                    expectStatus(try await check.call(method, path, template: template), 405)
+                }
+            }
+
             // Ops.
             expectStatus(try await check.call(.get, "/healthz"), 200)
             expectStatus(try await check.call(.get, "/readyz"), 200)
@@ -204,11 +224,21 @@ struct OpenAPITests {
                 expectStatus(reply, 503)
                 #expect(reply.errorCode == "store_unavailable")
             }
-            let notReady = try await check.call(.get, "/readyz")
+            // /readyz answers from one ping a second: it turns within about a second.
+            var notReady = try await check.call(.get, "/readyz")
+            for _ in 0..<30 where notReady.status == 200 {
+                try await Task.sleep(for: .milliseconds(100))
+                notReady = try await check.call(.get, "/readyz")
+            }
             expectStatus(notReady, 503)
             #expect(notReady.errorCode == "not_ready")
             api.faults.fault = .none
-            expectStatus(try await check.call(.get, "/readyz"), 200)
+            var ready = try await check.call(.get, "/readyz")
+            for _ in 0..<30 where ready.status == 503 {
+                try await Task.sleep(for: .milliseconds(100))
+                ready = try await check.call(.get, "/readyz")
+            }
+            expectStatus(ready, 200)
             seen.add(check.statuses)
 
             let missing = document.operations.subtracting(check.operations)

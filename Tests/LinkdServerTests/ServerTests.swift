@@ -196,10 +196,12 @@ extension ServerConfigurationTests {
             maxConnections: 2000
             maxConnectionsPerClient: 64
             trustedProxies: [10.0.0.0/8, "2001:db8::1"]
+            opsHost: 127.0.0.2
+            opsPort: 9100
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let read = try ServerConfiguration.load(file: file, environment: [:])
-        let expected = ServerConfiguration(
+        var expected = ServerConfiguration(
             host: "0.0.0.0", port: 9000, dataDir: "/var/lib/linkd", manifests: ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"],
             linkCacheCapacity: 500, maxTTLSeconds: 86400, defaultTTLSeconds: 3600, maxBodyBytes: 4096, clickFlushSeconds: 0.5,
             logLevel: "debug", rateLimitPerSecond: 0, rateLimitBurst: 100, authFailuresPerMinute: 5,
@@ -207,9 +209,11 @@ extension ServerConfigurationTests {
             maxOriginFetches: 8, database: "postgres://linkd@db.internal:5432/linkd", syncIntervalSeconds: 1.5, eventLoopThreads: 2,
             fastPath: false, headTimeoutSeconds: 5, bodyTimeoutSeconds: 20, idleTimeoutSeconds: 60, writeTimeoutSeconds: 15,
             maxConnections: 2000, maxConnectionsPerClient: 64, trustedProxies: ["10.0.0.0/8", "2001:db8::1"])
+        expected.opsHost = "127.0.0.2"
+        expected.opsPort = 9100
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 28)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 30)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)

@@ -85,7 +85,13 @@ public final class RawConnection: @unchecked Sendable {
 
     /// Reads the next response.
     public func read() async throws -> Response {
-        try await Self.offPool { try self.readBlocking() }
+        try await Self.offPool { try self.readBlocking(hasBody: true) }
+    }
+
+    /// Reads the next response as the answer to a `HEAD` request: its head only, whatever its `Content-Length` says
+    /// (body bytes sent after it would be read as the start of the next response).
+    public func readHead() async throws -> Response {
+        try await Self.offPool { try self.readBlocking(hasBody: false) }
     }
 
     /// Whether the server closed the connection: what it sent is read and dropped until the end of the stream (true)
@@ -110,7 +116,7 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
-    private func readBlocking() throws -> Response {
+    private func readBlocking(hasBody: Bool) throws -> Response {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         var end: Int?
         while end == nil {
@@ -123,7 +129,7 @@ public final class RawConnection: @unchecked Sendable {
             let parts = line.split(separator: ":", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
         }
-        let length = Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        let length = hasBody ? Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0 : 0
         while pending.count < length { try fill() }
         let body = Array(pending[..<length])
         pending.removeFirst(length)

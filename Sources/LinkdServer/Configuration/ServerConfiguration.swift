@@ -45,6 +45,7 @@ import TokenSigning
 ///   proxies are not capped).
 /// - `trustedProxies` / `LINKD_TRUSTED_PROXIES` (comma-separated) — [String] — `[]`: addresses or CIDR networks
 ///   of the reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (nobody else's are believed).
+/// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -76,6 +77,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxConnections: Int
     public var maxConnectionsPerClient: Int
     public var trustedProxies: [String]
+    /// The ops listener's address (`/metrics`, `/readyz`, `/healthz`); nil: `host`. Needs `opsPort`.
+    public var opsHost: String?
+    /// The ops listener's port; nil (the default): no ops listener, everything on the public one.
+    public var opsPort: Int?
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -145,6 +150,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             previewWaitMilliseconds, maxOriginFetches, database, syncIntervalSeconds, eventLoopThreads, fastPath,
             headTimeoutSeconds, bodyTimeoutSeconds, idleTimeoutSeconds, writeTimeoutSeconds, maxConnections,
             maxConnectionsPerClient, trustedProxies
+        case opsHost, opsPort
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -178,6 +184,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .maxConnections: maxConnections = try value.int()
         case .maxConnectionsPerClient: maxConnectionsPerClient = try value.int()
         case .trustedProxies: trustedProxies = try value.strings()
+        case .opsHost: opsHost = value.isNull ? nil : try value.string()
+        case .opsPort: opsPort = value.isNull ? nil : try value.int()
         }
     }
 }
@@ -225,6 +233,7 @@ extension ServerConfiguration {
         if let value = environment["LINKD_TRUSTED_PROXIES"], !value.isEmpty {
             configuration.trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
+        try configuration.readOpsEnvironment(environment)
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -313,6 +322,7 @@ extension ServerConfiguration {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
+        try validateOps()
     }
 }
 

@@ -18,9 +18,9 @@ extension APIError {
     /// The API's answer to an error thrown below the routes; nil for an unexpected one (a bug: 500).
     /// - An `APIError` is its own answer.
     /// - A `LinkError` is mapped by its code.
-    /// - Hummingbird's own 4xx `HTTPError`s — the unmatched route above all, which Hummingbird answers 404 also for a
-    ///   known path with a method it has no handler for (its router does not tell the two apart, so there is no
-    ///   405) — become `APIError`s of their status: `{"error":{"code":"not_found",…}}`.
+    /// - Hummingbird's own 4xx `HTTPError`s — the unmatched route above all (a known path with a method it does not
+    ///   take is made a 405 before this, by `MethodNotAllowedMiddleware`) — become `APIError`s of their status:
+    ///   `{"error":{"code":"not_found",…}}`.
     static func answering(_ error: any Error) -> APIError? {
         switch error {
         case let error as APIError: error

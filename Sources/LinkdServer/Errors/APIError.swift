@@ -16,6 +16,8 @@ struct APIError: Error, HTTPResponseError, Sendable {
         static let forbidden = Code("forbidden")
         /// No such resource.
         static let notFound = Code("not_found")
+        /// The path exists but does not take this method (`Allow` lists those it takes).
+        static let methodNotAllowed = Code("method_not_allowed")
         /// The request conflicts with the current state (retiring the active key).
         static let conflict = Code("conflict")
         /// The body is over the endpoint's cap.
@@ -45,12 +47,15 @@ struct APIError: Error, HTTPResponseError, Sendable {
     let message: String
     /// Seconds to send as `Retry-After` (429 answers: when the bucket that refused has a token again).
     let retryAfterSeconds: Int?
+    /// The `Allow` header value (405 answers: the methods the path takes).
+    let allow: String?
 
-    init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, allow: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.allow = allow
     }
 
     /// 429 `rate_limited` with `Retry-After: seconds`.
@@ -58,11 +63,17 @@ struct APIError: Error, HTTPResponseError, Sendable {
         APIError(.tooManyRequests, .rateLimited, message, retryAfterSeconds: seconds)
     }
 
+    /// 405 `method_not_allowed` with `Allow`: the methods `route` takes.
+    static func methodNotAllowed(_ route: RouteCatalog.Match) -> APIError {
+        APIError(.methodNotAllowed, .methodNotAllowed, "\(route.pattern) takes \(route.allow)", allow: route.allow)
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ErrorBody(error: .init(code: code.description, message: message))
         let data = (try? Self.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        if let allow { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

@@ -149,6 +149,15 @@ struct HotRequest {
         }
     }
 
+    /// Whether it is a `HEAD` request (Hummingbird's entrance only: the fast path hands `HEAD` on), whose answer
+    /// goes without its body and which counts no click.
+    var isHead: Bool {
+        switch source {
+        case .hummingbird(let request, _): request.method == .head
+        case .bytes: false
+        }
+    }
+
     /// The `User-Agent`.
     var userAgent: String? {
         switch source {

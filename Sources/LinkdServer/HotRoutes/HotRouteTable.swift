@@ -58,7 +58,7 @@ final class HotRouteTable: Sendable {
     // MARK: Hummingbird's entrance
 
     /// Registers every route on Hummingbird's router: the rate limit, then the body rule, then the full handler.
-    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
         for route in routes {
             router.on(RouterPath(route.pattern), method: route.method.http) { [self] request, context in
                 try await answer(route, request, context)

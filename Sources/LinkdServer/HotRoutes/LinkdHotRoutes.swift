@@ -25,7 +25,9 @@ extension HotRouteTable {
             HotRoute(
                 .get, "/s/{token}", rateLimit: .perClient(.byToken),
                 answer: { request in
-                    await share.page(token: request.parameter ?? "", host: request.host, userAgent: request.userAgent).response
+                    await share.page(
+                        token: request.parameter ?? "", host: request.host, userAgent: request.userAgent, countsClick: !request.isHead
+                    ).response
                 },
                 answerFromMemory: { request in
                     share.pageInMemory(token: request.parameter ?? "", host: request.host, userAgent: request.userAgent)

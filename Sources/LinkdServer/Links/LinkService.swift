@@ -77,14 +77,15 @@ final class LinkService: Sendable {
         self.maxTTLSeconds = maxTTLSeconds
     }
 
-    /// Caps on the fields of a new link.
+    /// Caps on the fields of a new link. Lengths are in characters as JSON Schema's `maxLength` counts them
+    /// (Unicode code points), so that docs/openapi.yaml states them exactly.
     enum Caps {
-        static let routeBytes = 200
+        static let routeLength = 200
         static let params = 32
-        static let paramKeyBytes = 64
-        static let paramValueBytes = 512
-        static let ownerBytes = 200
-        static let titleBytes = 300
+        static let paramNameLength = 64
+        static let paramValueLength = 512
+        static let ownerLength = 200
+        static let titleLength = 300
         static let minTTLSeconds = 60
     }
 
@@ -306,18 +307,19 @@ final class LinkService: Sendable {
 
     private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {
         func refuse(_ message: String) -> LinkError { LinkError(.invalid, message) }
-        if let route = request.route, route.isEmpty || route.utf8.count > Caps.routeBytes {
-            throw refuse("route must be 1–\(Caps.routeBytes) bytes")
+        if let route = request.route, route.isEmpty || route.unicodeScalars.count > Caps.routeLength {
+            throw refuse("route must be 1–\(Caps.routeLength) characters")
         }
         guard params.count <= Caps.params else { throw refuse("at most \(Caps.params) params") }
-        for (key, value) in params where key.utf8.count > Caps.paramKeyBytes || value.utf8.count > Caps.paramValueBytes {
-            throw refuse("param names are at most \(Caps.paramKeyBytes) bytes and values \(Caps.paramValueBytes)")
+        for (key, value) in params
+        where key.unicodeScalars.count > Caps.paramNameLength || value.unicodeScalars.count > Caps.paramValueLength {
+            throw refuse("param names are at most \(Caps.paramNameLength) characters and values \(Caps.paramValueLength)")
         }
-        if let owner = request.owner, owner.isEmpty || owner.utf8.count > Caps.ownerBytes {
-            throw refuse("owner must be 1–\(Caps.ownerBytes) bytes")
+        if let owner = request.owner, owner.isEmpty || owner.unicodeScalars.count > Caps.ownerLength {
+            throw refuse("owner must be 1–\(Caps.ownerLength) characters")
         }
-        if let title = request.title, title.utf8.count > Caps.titleBytes {
-            throw refuse("title is at most \(Caps.titleBytes) bytes")
+        if let title = request.title, title.unicodeScalars.count > Caps.titleLength {
+            throw refuse("title is at most \(Caps.titleLength) characters")
         }
     }
 

@@ -26,8 +26,7 @@ struct AppLinkPagesMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             guard let page = try page(for: request, context: context) else { throw error }
             context.coreContext.endpointPath.value = Self.metricsRoute
-            return request.method == .head
-                ? Response(status: page.status, headers: page.headers, body: .init()) : page.response
+            return page.response  // a HEAD's body is dropped by `HeadResponder`, its Content-Length kept
         }
     }
 

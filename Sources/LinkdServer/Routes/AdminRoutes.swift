@@ -24,8 +24,8 @@ struct AdminRoutes: Sendable {
 
     /// Most audit entries one request returns.
     static let maxAuditEntries = 1000
-    /// Longest API key label.
-    static let maxLabelBytes = 200
+    /// Longest API key label, in characters (Unicode code points, as JSON Schema counts them).
+    static let maxLabelLength = 200
 
     private struct RotateRequest: Decodable { var suite: String? }
     private struct OwnerRevocation: Decodable { var app: String; var owner: String }
@@ -81,7 +81,7 @@ struct AdminRoutes: Sendable {
     private struct AuditView: Encodable { let seq: Int64?; let at: Date; let actor: String; let action: String; let detail: String }
     private struct AuditList: Encodable { let entries: [AuditView] }
 
-    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
         let admin = router.group("v1/admin")
         admin.get("keys") { try await listKeys($0, $1) }
         admin.post("keys/{app}/rotate") { try await rotateKey($0, $1) }
@@ -147,8 +147,8 @@ struct AdminRoutes: Sendable {
         let caller = try await auth.admin(request, client: context.clientAddress)
         let body = try await JSONBody.decode(OwnerRevocation.self, from: request, maxBytes: maxBodyBytes, allowedKeys: ["app", "owner"])
         try requireApp(body.app)
-        guard !body.owner.isEmpty, body.owner.utf8.count <= LinkService.Caps.ownerBytes else {
-            throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerBytes) bytes")
+        guard !body.owner.isEmpty, body.owner.unicodeScalars.count <= LinkService.Caps.ownerLength else {
+            throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerLength) characters")
         }
         let count = try await LinkService.storing {
             try await store.revokeLinks(app: body.app, owner: body.owner, at: Date()) { count in
@@ -168,8 +168,8 @@ struct AdminRoutes: Sendable {
         guard let kind = APIKeyKind(rawValue: body.kind) else {
             throw APIError(.unprocessableContent, .unprocessable, "kind must be client or admin")
         }
-        guard !body.label.isEmpty, body.label.utf8.count <= Self.maxLabelBytes else {
-            throw APIError(.unprocessableContent, .unprocessable, "label must be 1–\(Self.maxLabelBytes) bytes")
+        guard !body.label.isEmpty, body.label.unicodeScalars.count <= Self.maxLabelLength else {
+            throw APIError(.unprocessableContent, .unprocessable, "label must be 1–\(Self.maxLabelLength) characters")
         }
         switch (kind, body.app) {
         case (.client, let app?): try requireApp(app)

@@ -15,7 +15,7 @@ struct LinkRoutes: Sendable {
     /// The body of `POST /v1/links` with an admin key: the app must be named.
     private struct AppField: Decodable { var app: String? }
 
-    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
         let group = router.group("v1/links")
         group.post { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)

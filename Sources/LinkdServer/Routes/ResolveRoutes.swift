@@ -16,8 +16,8 @@ final class ResolveRoutes: Sendable {
         self.links = links
     }
 
-    /// Longest `state` or `app` value accepted.
-    static let maxNameBytes = 64
+    /// Longest `state` or `app` value accepted, in characters (Unicode code points, as JSON Schema counts them).
+    static let maxNameLength = 64
     /// Body cap of `POST /v1/resolve`: a URL (the router's 4 KB cap) plus the JSON around it.
     static let maxResolveBodyBytes = 8 * 1024
     /// Body cap of `POST /v1/resolve/ics`: the calendar parser's own cap.
@@ -83,8 +83,8 @@ final class ResolveRoutes: Sendable {
 
     private static func name(_ value: String?, field: String) throws -> String? {
         guard let value else { return nil }
-        guard !value.isEmpty, value.utf8.count <= maxNameBytes else {
-            throw APIError(.badRequest, .badRequest, "'\(field)' must be 1–\(maxNameBytes) bytes")
+        guard !value.isEmpty, value.unicodeScalars.count <= maxNameLength else {
+            throw APIError(.badRequest, .badRequest, "'\(field)' must be 1–\(maxNameLength) characters")
         }
         return value
     }

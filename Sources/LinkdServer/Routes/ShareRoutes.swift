@@ -39,27 +39,29 @@ final class ShareRoutes: Sendable {
     }
 
     /// The share page of `token`, reading the link record and asking the origin (within the preview wait) when
-    /// memory has not got them.
-    func page(token: String, host: String?, userAgent: String?) async -> ReadyResponse {
-        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent) { return ready }
+    /// memory has not got them. `countsClick: false` (a `HEAD` request: nobody opened the link) counts no click.
+    func page(token: String, host: String?, userAgent: String?, countsClick: Bool = true) async -> ReadyResponse {
+        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick) { return ready }
         let (app, status) = await links.shareStatus(token: token, host: host)
         if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
-        return page(app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true)
+        return page(
+            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true, countsClick: countsClick)
             ?? pages.unknownPage(host: host)
     }
 
     /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
     /// link record or the origin's preview must be fetched first.
-    func pageInMemory(token: String, host: String?, userAgent: String?) -> ReadyResponse? {
+    func pageInMemory(token: String, host: String?, userAgent: String?, countsClick: Bool = true) -> ReadyResponse? {
         guard let (app, status) = links.shareStatusInMemory(token: token, host: host) else { return nil }
-        return page(app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false)
+        return page(
+            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false, countsClick: countsClick)
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
     /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`). A link whose
     /// origin says its item is gone gets the 410 page, counts as `deleted`, and is reported to `deletions`.
     private func page(
-        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool
+        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool, countsClick: Bool
     ) -> ReadyResponse? {
         let page: ReadyResponse
         switch status {
@@ -78,7 +80,7 @@ final class ShareRoutes: Sendable {
                 links.metrics.recordTokenVerdict(.unavailable(linkID: target.linkID, reason: .deleted))
                 return landing.page
             }
-            if !client.isCrawler { links.clicks.record(linkID: target.linkID) }
+            if countsClick, !client.isCrawler { links.clicks.record(linkID: target.linkID) }
             page = landing.page
         case .unavailable:
             page = pages.gonePage(app: app)

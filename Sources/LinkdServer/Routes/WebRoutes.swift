@@ -11,7 +11,7 @@ struct WebRoutes: Sendable {
     let wellKnown: WellKnownFiles
     let stylesheet: String
 
-    func register(on router: Hummingbird.Router<LinkdRequestContext>) {
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
         router.get(".well-known/apple-app-site-association") { request, _ in
             try Self.json(wellKnown.appleAppSiteAssociation(host: Authority.hostname(request.head.authority ?? "")))
         }

@@ -31,9 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         do {
-            let server = try await buildServer(configuration: configuration, onListening: { port in
-                Self.say("linkd: listening on http://\(configuration.host):\(port)")
-            })
+            let server = try await buildServer(
+                configuration: configuration,
+                onListening: { port in Self.say("linkd: listening on http://\(configuration.host):\(port)") },
+                onOpsListening: { port in
+                    Self.say("linkd: ops listener (/metrics, /readyz, /healthz) on http://\(configuration.resolvedOpsHost):\(port)")
+                })
             if let file = server.initialAdminKeyFile {
                 Self.say(Self.initialAdminKeyNotice(file: file))
             }

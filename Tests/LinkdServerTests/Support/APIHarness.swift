@@ -6,6 +6,7 @@ import LinkStore
 import LinkdTestSupport
 import Logging
 import NIOCore
+import Synchronization
 
 @testable import LinkdServer
 
@@ -41,6 +42,19 @@ struct API {
     let faults: FaultInjectingBackend
     /// The server's hot-route table.
     let hotRoutes: HotRouteTable
+    /// The public listener's routes as registered.
+    let routes: RouteCatalog
+    /// The ops listener's port once it listens (with `opsPort` set).
+    let opsListening: ListeningPort
+
+    /// The ops listener's port, waiting up to 10 s for it to listen.
+    func opsPort() async throws -> Int {
+        for _ in 0..<200 {
+            if let port = opsListening.port { return port }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw HarnessError("the ops listener did not start")
+    }
 
     /// Sends a request. `json` is sent as `application/json`; `raw` with `contentType` as is; `headers` are added.
     func call(
@@ -127,18 +141,35 @@ func withAPI(
     }
     adjust(&configuration)
     var wrapped: FaultInjectingBackend?
-    let server = try await buildServer(configuration: configuration, environment: [:], logger: logger, wrapBackend: { backend in
-        let faulty = FaultInjectingBackend(backend)
-        wrapped = faulty
-        return faulty
-    })
+    let opsListening = ListeningPort()
+    let server = try await buildServer(
+        configuration: configuration, environment: [:], logger: logger,
+        wrapBackend: { backend in
+            let faulty = FaultInjectingBackend(backend)
+            wrapped = faulty
+            return faulty
+        },
+        onOpsListening: { opsListening.port = $0 })
     guard let file = server.initialAdminKeyFile,
           let adminKey = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     else { throw HarnessError("no admin key file on first start") }
     guard let faults = wrapped else { throw HarnessError("the store's backend was not wrapped") }
     let frozen = configuration
-    let store = server.store, hotRoutes = server.hotRoutes
+    let store = server.store, hotRoutes = server.hotRoutes, routes = server.routes
     try await server.application.test(.live) { client in
-        try await body(API(client: client, adminKey: adminKey, configuration: frozen, store: store, faults: faults, hotRoutes: hotRoutes))
+        try await body(API(
+            client: client, adminKey: adminKey, configuration: frozen, store: store, faults: faults, hotRoutes: hotRoutes,
+            routes: routes, opsListening: opsListening))
+    }
+}
+
+/// A port a listener reports once it is bound.
+final class ListeningPort: Sendable {
+    private let value = Mutex<Int?>(nil)
+
+    /// The bound port; nil until the listener reports it.
+    var port: Int? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

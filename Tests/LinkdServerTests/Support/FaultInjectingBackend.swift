@@ -20,6 +20,7 @@ final class FaultInjectingBackend: StoreBackend {
     /// The real backend.
     let base: any StoreBackend
     private let current = Mutex<Fault>(.none)
+    private let pingCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -35,7 +36,14 @@ final class FaultInjectingBackend: StoreBackend {
     }
 
     var description: String { base.description }
-    func ping() async throws { try check(); try await base.ping() }
+    /// How many times the store was pinged (readiness checks).
+    var pings: Int { pingCount.withLock { $0 } }
+
+    func ping() async throws {
+        pingCount.withLock { $0 += 1 }
+        try check()
+        try await base.ping()
+    }
     func close() async { await base.close() }
 
     // LinkTable

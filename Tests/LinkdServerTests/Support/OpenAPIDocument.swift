@@ -45,6 +45,18 @@ struct OpenAPIDocument: @unchecked Sendable {  // read-only after init
         return found
     }
 
+    /// The `Allow` value a 405 for `template` must carry: its documented methods, `HEAD` with `GET`, in the server's
+    /// order; nil for a path not documented.
+    func allow(_ template: String) -> String? {
+        guard let item = (root["paths"] as? [String: Any])?[template] as? [String: Any] else { return nil }
+        let methods = Set(item.keys.filter(Self.methods.contains).map { $0.uppercased() })
+        let withHead = methods.contains("GET") ? methods.union(["HEAD"]) : methods
+        return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].filter(withHead.contains).joined(separator: ", ")
+    }
+
+    /// Every documented path template.
+    var paths: [String] { ((root["paths"] as? [String: Any]) ?? [:]).keys.sorted() }
+
     /// Every documented response status, by operation ("METHOD /path/template").
     var documentedStatuses: [String: Set<Int>] {
         let paths = root["paths"] as? [String: Any] ?? [:]
@@ -62,8 +74,10 @@ struct OpenAPIDocument: @unchecked Sendable {  // read-only after init
     /// does not list for that status, a JSON body that does not match the documented schema.
     func problems(method: String, template: String, status: Int, contentType: String?, body: String) -> [String] {
         let name = "\(method) \(template) → \(status)"
-        guard let operation = (root["paths"] as? [String: Any])?[template].flatMap({ $0 as? [String: Any] })?[method.lowercased()] as? [String: Any]
-        else { return ["\(method) \(template) is not documented"] }
+        let item = (root["paths"] as? [String: Any])?[template] as? [String: Any] ?? [:]
+        // A method the path does not list is answered 405, documented with each of the path's operations.
+        let listed = item[method.lowercased()] ?? (status == 405 ? item.first { Self.methods.contains($0.key) }?.value : nil)
+        guard let operation = listed as? [String: Any] else { return ["\(method) \(template) is not documented"] }
         guard var response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
             return ["\(name): status not documented"]
         }
