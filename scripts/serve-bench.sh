@@ -65,7 +65,7 @@ echo "==== eventLoopThreads: $loops$([ "$loops" = 0 ] && echo " (one per core, t
 echo "== GET /v1/resolve?url=<share URL>&state=free (loadcompare, ${secs}s, 32 connections)"
 "$loadcompare" "$base/v1/resolve?url=$enc&state=free" "$secs" 32
 # The first visit fetches the preview (waiting at most previewWaitMilliseconds); a busy machine may need another.
-for _ in 1 2 3 4 5; do curl -s "$base/s/$token" | grep -q "Morning flow" && break; sleep 0.5; done
+for _ in $(seq 1 20); do curl -s "$base/s/$token" | grep -q "Morning flow" && break; sleep 1; done
 curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
 echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (loadcompare)"
 "$loadcompare" "$base/s/$token" "$secs" 32
