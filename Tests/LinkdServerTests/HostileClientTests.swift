@@ -48,7 +48,8 @@ struct HostileClientTests {
         for _ in 0..<3 { _ = try await TestHTTP.send("GET", daemon.baseURL + "/healthz") }
         let before = try Self.residentBytes(daemon)
         let batch = Array(String(repeating: Self.healthz, count: 2000).utf8)  // 82 KB: 2,000 requests
-        let clients = try (0..<4).map { _ in try RawConnection(port: port, sendTimeout: 1) }
+        // A small receive window: the answers back up into the daemon after a few KB, however fast it is.
+        let clients = try (0..<4).map { _ in try RawConnection(port: port, sendTimeout: 1, receiveBuffer: 4096) }
         var sent = 0
         let started = ContinuousClock.now
         await withTaskGroup(of: Int.self) { group in
