@@ -23,12 +23,14 @@ if [ "${FUZZ_BUILD:-1}" != 0 ]; then
   scripts/ensure-deps.sh build
   started=$SECONDS
   mkdir -p "$work/logs"
+  # One SwiftPM sanitizer only: given two, SwiftPM passes them as separate -sanitize= flags in a random order, swiftc
+  # keeps the last (so half the builds had no coverage instrumentation) and the changing command lines rebuilt
+  # everything. `--sanitize=fuzzer` links libFuzzer's main; the combined flag and -Xcc add the address sanitizer.
+  sanitizers=(--sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address)
   for target in "${targets[@]}"; do
     echo "fuzz: building $target" >&2
-    # SwiftPM passes its sanitizers to swiftc as separate -sanitize= flags in a random order, and swiftc keeps the
-    # last one only: without the combined flag last, half the builds lost the coverage instrumentation.
-    if ! LINKD_FUZZ=1 swift build --scratch-path "$scratch" -c debug --sanitize=fuzzer --sanitize=address \
-      -Xswiftc -sanitize=fuzzer,address --product "$target" >"$work/logs/build-$target.log" 2>&1; then
+    if ! LINKD_FUZZ=1 swift build --scratch-path "$scratch" -c debug "${sanitizers[@]}" --product "$target" \
+      >"$work/logs/build-$target.log" 2>&1; then
       grep -v -e "Cannot export local symbol" "$work/logs/build-$target.log" | tail -40 >&2
       echo "fuzz: the build of $target failed" >&2
       exit 2
