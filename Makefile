@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 DATA_DIR ?= ./data
+FUZZ_SECONDS ?= 30
 
-.PHONY: deps test-deps build run serve demo test bench clean
+.PHONY: deps test-deps build run serve demo test fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -30,6 +31,10 @@ test: test-deps
 	scripts/test-postgres.sh start >/dev/null
 	swift build --build-tests
 	swift test --skip-build; status=$$?; scripts/test-postgres.sh stop; exit $$status
+
+## The libFuzzer targets (docs/fuzzing.md): build them, run each for $(FUZZ_SECONDS) s from its seed corpus.
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: deps
 	@scripts/bench.sh

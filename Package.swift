@@ -213,3 +213,33 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (docs/fuzzing.md), declared only when LINKD_FUZZ=1 so that ordinary builds and `make test` never
+// see them. Build them with scripts/fuzz.sh: each is an executable whose `main` is libFuzzer's
+// (`-sanitize=fuzzer,address`), reaching the parsers through `package` access.
+if Context.environment["LINKD_FUZZ"] == "1" {
+    /// One fuzz target: `Fuzz/<name>/`, linked with the shared checks of `Fuzz/Support`.
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name,
+            dependencies: ["FuzzSupport"] + dependencies,
+            path: "Fuzz/\(name)",
+            swiftSettings: swiftSettings
+        )
+    }
+    package.targets += [
+        .target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings),
+        fuzzTarget("FuzzRequestScanner", [
+            "LinkdServer",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        fuzzTarget("FuzzFlatJSON", ["LinkdServer", .product(name: "NIOCore", package: "swift-nio")]),
+        fuzzTarget("FuzzTokenCodec", ["TokenSigning"]),
+        fuzzTarget("FuzzURLRouter", ["LinkRouter"]),
+        fuzzTarget("FuzzICalendar", ["ICalendar", "LinkRouter"]),
+        fuzzTarget("FuzzManifest", ["LinkRouter"]),
+        fuzzTarget("FuzzConfiguration", ["LinkdServer"]),
+    ]
+}

@@ -62,6 +62,10 @@ public enum ManifestLoader {
             throw ManifestErrors([ManifestError(.tooLarge, at: start, "manifest is \(text.utf8.count) bytes, over the cap of \(maxBytes)",
                                                 hint: "split the app's routes or shorten the file")])
         }
+        if let (line, column) = YAMLAliases.firstAlias(in: text) {
+            throw ManifestErrors([ManifestError(.syntax, at: SourceMark(file: file, line: line, column: column),
+                                                "YAML aliases (*name) are not supported", hint: "write the value out in full")])
+        }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text, .basic) else {

@@ -1,32 +1,33 @@
 import Foundation
 
-/// An incoming URL split and normalized for matching (see docs/matching.md for every rule).
-struct IncomingURL: Sendable {
+/// An incoming URL split and normalized for matching (see docs/matching.md for every rule). `package` for the fuzz
+/// targets.
+package struct IncomingURL: Sendable {
     /// Lowercased scheme.
-    var scheme: String
+    package var scheme: String
     /// Lowercased host ("" for `coinapp:///x`).
-    var host: String
+    package var host: String
     /// Port, if written.
-    var port: Int?
+    package var port: Int?
     /// Path segments, each percent-decoded once; empty segments dropped (a custom scheme's anywhere, an http(s)
     /// path's last one: its trailing `/`). For a custom scheme the host comes first.
-    var segments: [String]
+    package var segments: [String]
     /// Query items, percent-decoded once; later duplicates are ignored.
-    var query: [String: String]
+    package var query: [String: String]
     /// How each segment of an http(s) URL is written (`Spelling`), parallel to `segments`; nil when every one is
     /// canonical — always for a custom scheme, and the common case (no array is made for it).
-    var spellings: [Spelling]?
+    package var spellings: [Spelling]?
     /// The first segment of an http(s) URL not written canonically, as written (for messages).
-    var firstNonCanonical: String?
+    package var firstNonCanonical: String?
     /// The path as written when an http(s) path has an empty segment (`/tab//recents`, `//x`, `/x//`): such a URL
     /// does not resolve (`nonCanonicalPath`), as iOS does not open it in the app. nil otherwise.
-    var emptySegmentPath: String?
+    package var emptySegmentPath: String?
 
     /// How a path segment of an http(s) URL is written, against the spelling the apple-app-site-association gives a
     /// literal with the same decoded value (`AppManifest.appleEncoded`: unreserved characters and the sub-delimiters
     /// but `*`, `:` and `@` as they are, every other byte as `%XX`, hex uppercase). iOS compares its patterns with the
     /// path as written, so only a canonical segment may match a literal or a `uuid` param (`RouteTrie.match`).
-    enum Spelling: UInt8, Sendable {
+    package enum Spelling: UInt8, Sendable {
         /// Written exactly as `appleEncoded` writes its decoded value.
         case canonical
         /// Canonical but for lowercase hex digits in an escape (`caf%c3%a9`): what `caseSensitive: false` folds.
@@ -37,11 +38,11 @@ struct IncomingURL: Sendable {
     }
 
     /// Whether the scheme is http(s).
-    var isWeb: Bool { scheme == "https" || scheme == "http" }
+    package var isWeb: Bool { scheme == "https" || scheme == "http" }
 
     /// Parses `text`; never traps on any input. Works on the UTF-8 bytes with offsets (every delimiter is ASCII);
     /// allocates only the segments, the query and what needs lowercasing or decoding.
-    static func parse(_ text: String, maxBytes: Int) -> Result<IncomingURL, ResolutionProblem> {
+    package static func parse(_ text: String, maxBytes: Int) -> Result<IncomingURL, ResolutionProblem> {
         guard text.utf8.count <= maxBytes else {
             return .failure(.init(.urlTooLong, "URL is \(text.utf8.count) bytes, over the cap of \(maxBytes)"))
         }

@@ -22,7 +22,11 @@ public struct YAMLValue {
     init(_ node: Node) { self.node = node }
 
     /// The document in `text`, composed without YAML's scalar typing; nil for an empty document (comments only).
+    /// Aliases (`*name`) are refused (`YAMLAliases`).
     public static func document(_ text: String) throws(SyntaxError) -> YAMLValue? {
+        if let (line, column) = YAMLAliases.firstAlias(in: text) {
+            throw SyntaxError(description: "line \(line), column \(column): YAML aliases (*name) are not supported")
+        }
         do { return try Yams.compose(yaml: text, .basic).map(YAMLValue.init) } catch { throw SyntaxError(description: "\(error)") }
     }
 

@@ -255,6 +255,12 @@ extension ServerConfiguration {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(message: "\(path): not UTF-8")
         }
+        return try fromYAML(text, source: path)
+    }
+
+    /// The configuration written in `text` (a file's content; `path` names it in messages), not yet validated.
+    /// `package` for the fuzz targets.
+    package static func fromYAML(_ text: String, source path: String) throws -> ServerConfiguration {
         let root: YAMLValue?
         do { root = try YAMLValue.document(text) } catch {
             throw ConfigurationError(message: "\(path): \(error)")
@@ -276,8 +282,8 @@ extension ServerConfiguration {
         return configuration
     }
 
-    /// Refuses values that cannot work.
-    func validate() throws {
+    /// Refuses values that cannot work. `package` for the fuzz targets.
+    package func validate() throws {
         guard (0...65_535).contains(port) else { throw ConfigurationError(message: "port \(port) is out of range 0–65535") }
         guard !host.isEmpty else { throw ConfigurationError(message: "host is empty") }
         guard !dataDir.isEmpty else { throw ConfigurationError(message: "dataDir is empty") }

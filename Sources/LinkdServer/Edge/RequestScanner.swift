@@ -1,47 +1,48 @@
 import NIOCore
 
 /// The head of one HTTP/1.1 request at the front of a connection's bytes: where it ends, how long its body is, and
-/// where the parts the fast path reads are (byte offsets from the front).
-struct ScannedHead: Equatable {
+/// where the parts the fast path reads are (byte offsets from the front). `package` for the fuzz targets.
+package struct ScannedHead: Equatable {
     /// GET, POST, or any other method (which the fast path never answers, but delimits to hand it on).
-    enum Method: Equatable {
+    package enum Method: Equatable {
         case get, post, other
     }
 
-    var method: Method
+    /// The method.
+    package var method: Method
     /// The request target (`/s/…?…`).
-    var target: Range<Int>
+    package var target: Range<Int>
     /// The value of the `Host` field (surrounding whitespace trimmed), as Hummingbird reads the authority.
-    var host: Range<Int>?
+    package var host: Range<Int>?
     /// The value of the `User-Agent` field, and how many there were (several are joined by Hummingbird).
-    var userAgent: Range<Int>?
-    var userAgentCount = 0
+    package var userAgent: Range<Int>?
+    package var userAgentCount = 0
     /// The value of the `Content-Type` field, and how many there were.
-    var contentType: Range<Int>?
-    var contentTypeCount = 0
+    package var contentType: Range<Int>?
+    package var contentTypeCount = 0
     /// The value of the `Forwarded` field, and how many there were (read only from a trusted proxy).
-    var forwarded: Range<Int>?
-    var forwardedCount = 0
+    package var forwarded: Range<Int>?
+    package var forwardedCount = 0
     /// The value of the `X-Forwarded-For` field, and how many there were (read only from a trusted proxy).
-    var xForwardedFor: Range<Int>?
-    var xForwardedForCount = 0
+    package var xForwardedFor: Range<Int>?
+    package var xForwardedForCount = 0
     /// The body's length (`Content-Length`, 0 without one).
-    var contentLength = 0
+    package var contentLength = 0
     /// The head's length, blank line included: the body starts here.
-    var headLength = 0
+    package var headLength = 0
 
     /// The request's length, head and body.
-    var length: Int { headLength + contentLength }
+    package var length: Int { headLength + contentLength }
 }
 
 /// Reads the head of the HTTP/1.1 request at the front of a connection's bytes — strictly, and only the plain
 /// kind: `METHOD SP origin-form SP HTTP/1.1`, `name: value` fields, a body only by `Content-Length`, no
 /// `Transfer-Encoding`, `Expect`, `Upgrade`, or `Connection` other than `keep-alive`. Anything else (including what
 /// NIO's decoder would refuse) is `unsupported`, and the connection's bytes go to NIO's decoder from then on: this
-/// reader may refuse what NIO accepts, never the reverse.
-enum RequestScanner {
+/// reader may refuse what NIO accepts, never the reverse. `package` for the fuzz targets.
+package enum RequestScanner {
     /// What the front of the bytes holds.
-    enum Result: Equatable {
+    package enum Result: Equatable {
         /// A complete head (the body may still be arriving).
         case head(ScannedHead)
         /// The start of a head: more bytes are needed.
@@ -51,7 +52,7 @@ enum RequestScanner {
     }
 
     /// The longest head read: past it, NIO's decoder (and its limits) decides.
-    static let maxHeadBytes = 16 * 1024
+    package static let maxHeadBytes = 16 * 1024
     /// The most header fields read.
     static let maxFields = 100
 
@@ -60,14 +61,15 @@ enum RequestScanner {
         bytes.withUnsafeReadableBytes { scan(UnsafeRawBufferPointer($0)) }
     }
 
-    static func scan(_ p: UnsafeRawBufferPointer) -> Result {
+    /// Reads the head at the front of `p`.
+    package static func scan(_ p: UnsafeRawBufferPointer) -> Result {
         let result = scanHead(p)
         if case .incomplete = result, p.count >= maxHeadBytes { return .unsupported }
         return result
     }
 
     /// Where a head being received ends, as far as the bytes searched so far tell.
-    enum HeadEnd: Equatable {
+    package enum HeadEnd: Equatable {
         /// Just past the blank line that ends the head.
         case found(Int)
         /// Not in the bytes yet: search again from `searched` when more come.
@@ -79,7 +81,7 @@ enum RequestScanner {
     /// Searches `p` for the end of the head at its front, from `start` on: the bytes before `start` were searched
     /// by an earlier call, so a head arriving a few bytes at a time is searched once in all, not again from byte 0
     /// on every read (`scan` runs once more when the end is found).
-    static func findHeadEnd(_ p: UnsafeRawBufferPointer, from start: Int) -> HeadEnd {
+    package static func findHeadEnd(_ p: UnsafeRawBufferPointer, from start: Int) -> HeadEnd {
         let n = min(p.count, maxHeadBytes)
         var i = max(0, start)
         while i < n {

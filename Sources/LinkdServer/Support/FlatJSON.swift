@@ -1,12 +1,12 @@
-import NIOCore
+package import NIOCore
 
 /// A strict reader of one flat JSON object whose members are strings or null — the `POST /v1/resolve` body — for
 /// the event-loop fast path. It accepts a subset of JSON (RFC 8259) and reads it as `JSONSerialization` does;
 /// anything else (numbers, nesting, a duplicate key, a bad escape, invalid UTF-8) gives nil, and the request goes
-/// to Hummingbird, whose `JSONBody.stringFields` answers with the error.
-enum FlatJSON {
+/// to Hummingbird, whose `JSONBody.stringFields` answers with the error. `package` for the fuzz targets.
+package enum FlatJSON {
     /// The members of the object (`nil` values for JSON `null`), or nil when the bytes are not such an object.
-    static func members(_ buffer: ByteBuffer) -> [String: String?]? {
+    package static func members(_ buffer: ByteBuffer) -> [String: String?]? {
         buffer.withUnsafeReadableBytes { raw in
             var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
             return reader.object()

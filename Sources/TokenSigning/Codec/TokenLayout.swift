@@ -142,13 +142,16 @@ public struct TokenClaims: Sendable, Equatable {
 }
 
 /// The byte layout: suite(1) kid(4 BE) linkID(16) expiry(4 BE) generation(4 BE) flags(1), then the tag.
-enum TokenLayout {
-    static let headerLength = 30
+/// `package` for the fuzz targets (Fuzz/FuzzTokenCodec).
+package enum TokenLayout {
+    /// The signed fields' length in bytes; the tag follows.
+    package static let headerLength = 30
     static let domainPrefix: [UInt8] = Array("linkd-token-v1".utf8) + [0]
     /// Longest app name bound into the MAC input.
     static let maxAppLength = 255
 
-    static func header(_ claims: TokenClaims) -> [UInt8] {
+    /// The 30 header bytes of `claims`.
+    package static func header(_ claims: TokenClaims) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(headerLength)
         out.append(claims.suite.rawValue)
@@ -167,7 +170,7 @@ enum TokenLayout {
     }
 
     /// Parses the 30 header bytes (suite byte already known to be valid by the caller or checked here).
-    static func parseHeader(_ b: UnsafeBufferPointer<UInt8>) -> TokenClaims? {
+    package static func parseHeader(_ b: UnsafeBufferPointer<UInt8>) -> TokenClaims? {
         guard b.count >= headerLength, let suite = TokenSuite(rawValue: b[0]) else { return nil }
         return TokenClaims(
             suite: suite,
