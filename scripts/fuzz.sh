@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets (Fuzz/, docs/fuzzing.md) with `-sanitize=fuzzer,address` and runs each for SECONDS
 # (default 30) from its seed corpus (Fuzz/Corpus/<target>/). Prints per target the executions, the coverage and
 # whether it crashed; exits 1 when any target crashed (or timed out, or ran out of memory), leaving the input in
-# .fuzz/crashes/<target>/ (emptied when the target runs again). What libFuzzer adds to the corpus goes to .fuzz/corpus/<target>/ (gitignored), so a
-# later run starts where this one stopped.
+# .fuzz/crashes/<target>/ (emptied when the target runs again). What libFuzzer adds to the corpus goes to
+# .fuzz/corpus/<target>/ (gitignored), so a later run starts where this one stopped.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET…]        e.g. nice -n 19 scripts/fuzz.sh 600 FuzzManifest
 # Environment: FUZZ_SCRATCH (build folder, .build-fuzz), FUZZ_WORK (.fuzz), FUZZ_BUILD=0 to skip the build.
