@@ -30,7 +30,7 @@ demo: build
 test: test-deps
 	scripts/test-postgres.sh start >/dev/null
 	swift build --build-tests
-	swift test --skip-build; status=$$?; scripts/test-postgres.sh stop; exit $$status
+	swift test --skip-build --no-parallel; status=$$?; scripts/test-postgres.sh stop; exit $$status
 
 ## The libFuzzer targets (docs/fuzzing.md): build them, run each for $(FUZZ_SECONDS) s from its seed corpus.
 fuzz: deps

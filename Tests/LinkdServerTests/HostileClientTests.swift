@@ -124,18 +124,18 @@ struct HostileClientTests {
 
     @Test("an idle keep-alive connection is closed after idleTimeoutSeconds; a busy one is not")
     func idleConnections() async throws {
-        let daemon = try Self.daemon("idleTimeoutSeconds: 1")
+        let daemon = try Self.daemon("idleTimeoutSeconds: 2")
         defer { _ = daemon.stop() }
         let port = Self.port(daemon)
         let idle = try RawConnection(port: port)
         try await idle.send(Self.healthz)
         #expect(try await idle.read().status == 200)
         let busy = try RawConnection(port: port)
-        for _ in 0..<6 {  // 3 s of a request every half second, on both paths (healthz: fast path; /metrics: Hummingbird)
+        for _ in 0..<16 {  // 4 s of a request every quarter second, on both paths (healthz: fast path; /metrics: Hummingbird)
             try await busy.send(Self.healthz + "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(try await busy.read().status == 200)
             #expect(try await busy.read().status == 200)
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(250))
         }
         #expect(await idle.isClosedByServer())
         try await busy.send(Self.healthz)
