@@ -190,6 +190,11 @@ public final class StoreFront: Sendable {
         try await revokeAPIKey(id: id, at: Date())
     }
 
+    /// Every API key, admin and client, oldest first.
+    public func allAPIKeys() async throws -> [APIKeyRecord] {
+        try await (apiKeys(kind: .admin) + apiKeys(kind: .client)).sorted { $0.created < $1.created }
+    }
+
     /// All API keys of a kind, oldest first.
     public func apiKeys(kind: APIKeyKind) async throws -> [APIKeyRecord] {
         try await backend.fetchAPIKeys(kind: kind)

@@ -25,7 +25,7 @@ final class APIKeyDirectory: Sendable {
 
     /// Reads every key from the store.
     func reload(from store: StoreFront) async throws {
-        let records = try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client)
+        let records = try await store.allAPIKeys()
         let map = Dictionary(records.map { ($0.secretHash, $0) }, uniquingKeysWith: { first, _ in first })
         byDigest.withLock { $0 = map }
     }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
@@ -103,11 +104,7 @@ extension EdgeHandler {
 
     /// Answers a refused connection's first bytes (or its silence) with `503` and closes it.
     func refuse(_ context: ChannelHandlerContext, _ refusal: ConnectionCounter.Refusal) {
-        let message = switch refusal {
-        case .total: "the server has as many connections open as it takes; retry shortly"
-        case .perClient: "too many connections open from this address; close some and retry"
-        }
-        sendErrorAndClose(context, status: "503 Service Unavailable", code: "tooManyConnections", message: message, retryAfter: 1)
+        sendAndClose(context, refusal == .total ? EdgeAnswers.overTotal : EdgeAnswers.overPerClient)
     }
 
     // MARK: Deadlines
@@ -143,22 +140,16 @@ extension EdgeHandler {
         connections.recordExpiry(expiry)
         switch expiry {
         case .headTimeout where unanswered == 0, .bodyTimeout where pendingHead != nil && unanswered == 0:
-            sendErrorAndClose(
-                context, status: "408 Request Timeout", code: "requestTimeout",
-                message: "the request did not arrive in time; send it whole and promptly", retryAfter: nil)
+            sendAndClose(context, EdgeAnswers.requestTimeout)
         default:
             context.close(promise: nil)
         }
     }
 
-    /// Writes a JSON error answer with `Connection: close` past the response encoder, then closes the connection.
-    func sendErrorAndClose(_ context: ChannelHandlerContext, status: String, code: String, message: String, retryAfter: Int?) {
+    /// Writes `answer` past the response encoder (as the fast path writes its answers), then closes the connection.
+    func sendAndClose(_ context: ChannelHandlerContext, _ answer: ReadyResponse) {
         leave()
         closing = true
-        let body = #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#
-        var head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-        if let retryAfter { head += "Retry-After: \(retryAfter)\r\n" }
-        head += "Connection: close\r\nServer: \(serverName)\r\n\r\n"
         flushIfWritten()
         pending = nil
         let channel = context.channel
@@ -166,8 +157,28 @@ extension EdgeHandler {
             channel.close(promise: nil)
             return
         }
-        wire.writeAndFlush(NIOAny(IOData.byteBuffer(ByteBuffer(string: head + body)))).whenComplete { _ in
+        wire.write(NIOAny(IOData.byteBuffer(answer.wirePrefix)), promise: nil)
+        wire.write(NIOAny(IOData.byteBuffer(answer.wireTrailer(date: date.current(), server: serverName, allocator: channel.allocator))), promise: nil)
+        wire.writeAndFlush(NIOAny(IOData.byteBuffer(answer.body))).whenComplete { _ in
             channel.close(promise: nil)
         }
     }
+}
+
+/// The answers the edge gives before closing a connection, made once.
+enum EdgeAnswers {
+    /// `408 requestTimeout`: a head or body not whole in time.
+    static let requestTimeout = APIError(
+        .requestTimeout, .requestTimeout, "the request did not arrive in time; send it whole and promptly"
+    ).readyResponse(closing: true)
+    /// `503 tooManyConnections` at `maxConnections`.
+    static let overTotal = APIError(
+        .serviceUnavailable, .tooManyConnections, "the server has as many connections open as it takes; retry shortly",
+        retryAfterSeconds: 1
+    ).readyResponse(closing: true)
+    /// `503 tooManyConnections` at `maxConnectionsPerClient`.
+    static let overPerClient = APIError(
+        .serviceUnavailable, .tooManyConnections, "too many connections open from this address; close some and retry",
+        retryAfterSeconds: 1
+    ).readyResponse(closing: true)
 }

@@ -53,7 +53,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var unanswered = 0
     /// The context of NIO's response encoder: encoded bytes are written from there, past the encoder.
     var wire: ChannelHandlerContext?
-    private var date = HTTPDateText()
+    /// The `Date` header's text, made once a second.
+    var date = HTTPDateText()
     private var wrote = false
     /// Whether anything was handed on since the last read-complete event: only then is the event passed on too.
     private var handedOn = false

@@ -40,6 +40,10 @@ struct APIError: Error, HTTPResponseError, Sendable {
         static let notReady = Code("not_ready")
         /// The store failed to do a write or read; retry later.
         static let storeUnavailable = Code("store_unavailable")
+        /// A request head or body did not arrive in time (answered by the connection's edge, which then closes it).
+        static let requestTimeout = Code("requestTimeout")
+        /// A connection over `maxConnections` or `maxConnectionsPerClient` (answered by the edge, which closes it).
+        static let tooManyConnections = Code("tooManyConnections")
     }
 
     let status: HTTPResponse.Status
@@ -69,12 +73,19 @@ struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        readyResponse().response
+    }
+
+    /// The answer, made in full: the JSON body, `Cache-Control: no-store`, `Retry-After` and `Allow` when set, and
+    /// `Connection: close` when `closing` (the edge's answers, after which it closes the connection).
+    func readyResponse(closing: Bool = false) -> ReadyResponse {
         let body = ErrorBody(error: .init(code: code.description, message: message))
         let data = (try? Self.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         if let allow { headers[.allow] = allow }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if closing { headers[.connection] = "close" }
+        return ReadyResponse(status: status, headers: headers, body: ByteBuffer(bytes: data))
     }
 
     private static let encoder: JSONEncoder = {

@@ -78,8 +78,9 @@ final class HotRouteTable: Sendable {
         if let rule = route.body { body = try await JSONBody.collect(request, maxBytes: rule.maxBytes, contentType: rule.mediaType) }
         let parameter = route.parameterName.flatMap { context.parameters.get($0) }
         let hot = HotRequest(source: .hummingbird(request, parameter: parameter), body: body)
-        if let limited, case .perClient(let cost) = route.rateLimit, hot.cost(cost) > 1 {
-            limited.charge(context.clientAddress, cost: hot.cost(cost) - 1)
+        if let limited, case .perClient(let rule) = route.rateLimit {
+            let cost = hot.cost(rule)
+            if cost > 1 { limited.charge(context.clientAddress, cost: cost - 1) }
         }
         return try await route.answer(hot)
     }

@@ -15,6 +15,11 @@ final class RateLimiter: Sendable {
         var updated: Double
         var newer = -1
         var older = -1
+
+        /// The tokens at `now`: what was left, refilled at `perSecond` since `updated`, at most `burst`.
+        func tokens(at now: Double, perSecond: Double, burst: Double) -> Double {
+            min(burst, tokens + max(0, now - updated) * perSecond)
+        }
     }
 
     private struct State {
@@ -80,8 +85,7 @@ final class RateLimiter: Sendable {
     private func tokens(_ client: String, now: Double) -> Double {
         state.withLock { state in
             guard let slot = state.index[client] else { return burst }
-            let entry = state.entries[slot]
-            return min(burst, entry.tokens + max(0, now - entry.updated) * perSecond)
+            return state.entries[slot].tokens(at: now, perSecond: perSecond, burst: burst)
         }
     }
 
@@ -91,7 +95,7 @@ final class RateLimiter: Sendable {
         _ state: inout State, _ client: String, now: Double, perSecond: Double, burst: Double, maxClients: Int
     ) -> Int {
         if let slot = state.index[client] {
-            state.entries[slot].tokens = min(burst, state.entries[slot].tokens + max(0, now - state.entries[slot].updated) * perSecond)
+            state.entries[slot].tokens = state.entries[slot].tokens(at: now, perSecond: perSecond, burst: burst)
             state.entries[slot].updated = now
             if state.newest != slot {
                 unlink(&state, slot)

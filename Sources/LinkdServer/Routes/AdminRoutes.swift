@@ -190,10 +190,8 @@ struct AdminRoutes: Sendable {
     /// `GET /v1/admin/api-keys`: every API key, oldest first.
     private func listAPIKeys(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         _ = try await auth.admin(request, client: context.clientAddress)
-        let keys = try await LinkService.storing {
-            try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client)
-        }
-        return try JSONBody.response(APIKeyList(apiKeys: keys.sorted { $0.created < $1.created }.map { APIKeyView($0) }))
+        let keys = try await LinkService.storing { try await store.allAPIKeys() }
+        return try JSONBody.response(APIKeyList(apiKeys: keys.map { APIKeyView($0) }))
     }
 
     /// `DELETE /v1/admin/api-keys/{id}`: the key revoked.
@@ -205,7 +203,7 @@ struct AdminRoutes: Sendable {
             throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
         }
         context.logger.logAdminAction("apikey.revoke", actor: caller.keyID, ["apiKey": "\(id)"])
-        let keys = try await LinkService.storing { try await store.apiKeys(kind: .admin) + store.apiKeys(kind: .client) }
+        let keys = try await LinkService.storing { try await store.allAPIKeys() }
         guard let record = keys.first(where: { $0.id == id }) else { throw APIError(.notFound, .notFound, "no API key \(id)") }
         auth.directory.remember(record)  // revoked here at once (other instances: within APIKeyDirectory.refreshInterval)
         return try JSONBody.response(APIKeyView(record))
