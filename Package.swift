@@ -134,11 +134,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client side of `linkd admin`: where the daemon is and the key (flags, environment, credentials file),
+        // calls over OutboundHTTP with their failures as exit codes, tables for the terminal.
+        .target(
+            name: "LinkdAdmin",
+            dependencies: ["OutboundHTTP", "TokenSigning"],
+            swiftSettings: swiftSettings
+        ),
         // The command line: argument parsing and `@main`; the server is LinkdServer's.
         .executableTarget(
             name: "linkd",
             dependencies: [
                 "LinkdServer",
+                "LinkdAdmin",
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
