@@ -173,6 +173,18 @@ struct AdminCLITests {
         let flags = try Self.admin(
             ["keys", "list", "--url", daemon.baseURL, "--key", admin], ["LINKD_URL": "http://127.0.0.1:1", "LINKD_ADMIN_KEY": "lkd_wrong"], home: home)
         #expect(flags.status == 0, "\(flags.stderr)")
+
+        // Wrong keys until the address is locked out: 429, "retry later", exit 75; a valid key is still served.
+        var statuses: [Int32] = []
+        var locked: LinkdProcess.Output?
+        for _ in 0..<15 where statuses.last != 75 {
+            let attempt = try Self.admin(["audit"], ["LINKD_URL": daemon.baseURL, "LINKD_ADMIN_KEY": "lkd_wrong"], home: home)
+            statuses.append(attempt.status)
+            locked = attempt
+        }
+        #expect(statuses.last == 75 && Set(statuses.dropLast()) == [77], "\(statuses)")
+        #expect(locked?.stderr.contains("rate_limited (HTTP 429)") == true && locked?.stderr.contains("retry later") == true, "\(locked?.stderr ?? "")")
+        #expect(try Self.admin(["audit"], ["LINKD_URL": daemon.baseURL, "LINKD_ADMIN_KEY": admin], home: home).status == 0)
     }
 
     @Test("the daemon down, a name that does not resolve, a daemon that never answers: exit 69 within the time limit")
