@@ -92,6 +92,18 @@ struct AdminCLITests {
         let ana = try Self.json(try run(["links", "list", "--owner", "ana", "--status", "active", "--json"]))
         #expect(Set((ana["links"] as? [[String: Any]] ?? []).compactMap { $0["owner"] as? String }) == ["ana"])
         #expect((ana["links"] as? [[String: Any]])?.count == 2)
+        // Text from the server cannot drive the terminal: control and bidirectional characters are shown escaped.
+        let hostile = try Self.json(try run([
+            "links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--owner", "eve",
+            "--title", "red\u{1B}[31m\nforged line\u{202E}", "--json",
+        ]))
+        let hostileShown = try run(["links", "show", try #require(hostile["id"] as? String)])
+        let hostileListed = try run(["links", "list", "--owner", "eve"])
+        for output in [hostileShown.stdout, hostileListed.stdout] {
+            #expect(!output.contains("\u{1B}") && !output.contains("\u{202E}") && output.contains(#"red\u{1B}[31m\nforged line\u{202E}"#), "\(output)")
+        }
+        #expect(hostileListed.stdout.split(separator: "\n").count == 2, "one row for one link")
+
         let revoked = try run(["links", "revoke", linkID])
         #expect(revoked.status == 0 && revoked.stdout.contains("revoked"), "\(revoked.stdout)")
         #expect(try Self.json(try run(["links", "show", linkID, "--json"]))["status"] as? String == "revoked")
