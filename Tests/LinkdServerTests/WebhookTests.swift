@@ -158,7 +158,7 @@ struct WebhookTests {
             let attempts = receiver.deliveries
             #expect(attempts.count == 3)
             #expect(Set(attempts.map(\.id)).count == 1, "every attempt of one event carries its webhook-id")
-            #expect(attempts.allSatisfy(\.verified) && attempts.allSatisfy { $0.data["id"] as? String == id })
+            #expect(attempts.allSatisfy { $0.verified } && attempts.allSatisfy { $0.data["id"] as? String == id })
             let log = try await Self.log(daemon, admin: admin, hook.id)
             #expect(log.compactMap { $0["outcome"] as? String } == ["delivered", "retrying", "retrying"])
             #expect(log.compactMap { $0["attempt"] as? Int } == [3, 2, 1])
@@ -229,7 +229,7 @@ struct WebhookTests {
             defer { third.stop() }
             let delivered = { Set(receiver.accepted.compactMap { $0.data["id"] as? String }) }
             #expect(await Self.eventually(20) { delivered().isSuperset(of: made) }, "lost: \(Set(made).subtracting(delivered()))")
-            #expect(receiver.deliveries.allSatisfy(\.verified))
+            #expect(receiver.deliveries.allSatisfy { $0.verified })
             #expect(await Self.eventually { (try? await Self.metric(third, "linkd_webhook_outbox_depth")) == 0 })
         }
     }
@@ -261,7 +261,7 @@ struct WebhookTests {
             #expect(Set(deliveries.compactMap { $0.data["id"] as? String }) == Set(made))
             #expect(deliveries.count == made.count, "\(deliveries.count) deliveries of \(made.count) events")
             #expect(Set(deliveries.map(\.id)).count == deliveries.count)
-            #expect(deliveries.allSatisfy(\.verified))
+            #expect(deliveries.allSatisfy { $0.verified })
             let byA = try await Self.metric(a, "linkd_webhook_deliveries_total{outcome=\"delivered\"}")
             let byB = try await Self.metric(b, "linkd_webhook_deliveries_total{outcome=\"delivered\"}")
             #expect(byA + byB == Double(made.count))

@@ -4,7 +4,7 @@ internal import GRDB
 // The webhook endpoints, outbox and delivery log of the SQLite backend (`WebhookTable`). One process owns the file,
 // so a lease held by another owner is one a dead process left: it is taken over at once (after `kill -9`, the
 // restarted daemon delivers what was in flight without waiting for the lease to run out).
-extension SQLiteBackend: WebhookTable {
+extension SQLiteBackend {
     /// Queues `events` inside the caller's write transaction: one outbox row per endpoint of the event's app that
     /// subscribes to its type and is enabled and not failing, due at once. The one way a change of this backend
     /// emits events (an `AuditEntry`'s events are written through it when the entry is inserted).

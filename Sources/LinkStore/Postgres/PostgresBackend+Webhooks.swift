@@ -6,7 +6,7 @@ import PostgresNIO
 // instance: a due row is leased to one instance at a time (`FOR UPDATE SKIP LOCKED`, then a lease in the row that
 // outlives a delivery's time limit), so each event is delivered by one instance; a lease left by an instance that
 // died runs out and another takes the row.
-extension PostgresBackend: WebhookTable {
+extension PostgresBackend {
     /// Queues `events` on `connection`, inside the caller's transaction: one outbox row per endpoint of the event's
     /// app that subscribes to its type and is enabled and not failing, due at once. The one way a change of this
     /// backend emits events (`insertAudit` writes an entry's events through it).

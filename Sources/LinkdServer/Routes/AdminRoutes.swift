@@ -133,7 +133,7 @@ struct AdminRoutes: Sendable {
             throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
         }
         try await keyOperation {
-            try await keys.change(audit: { _ in
+            try await keys.change(audit: { _ -> AuditEntry? in
                 var entry = Self.entry(caller, "key.retire", "\(app) kid \(kid)")
                 entry.events = [WebhookEvents.keyRetired(key, at: entry.at)]
                 return entry

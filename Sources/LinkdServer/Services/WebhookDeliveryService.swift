@@ -53,15 +53,14 @@ struct WebhookDeliveryService: Service {
         let result = await sender.send(delivery, at: started)
         let elapsed = ContinuousClock.now - clock
         let number = delivery.attempts + 1
-        let disposition: WebhookDisposition
-        let outcome: WebhookAttempt.Outcome
-        if result.delivered {
-            (disposition, outcome) = (.delivered, .delivered)
-        } else if !result.gone, let delay = settings.retries.delay(afterAttempt: number) {
-            (disposition, outcome) = (.retry(next: Date().addingTimeInterval(delay)), .retrying)
-        } else {
-            (disposition, outcome) = (.abandon, .failed)
-        }
+        let (disposition, outcome): (WebhookDisposition, WebhookAttempt.Outcome) =
+            if result.delivered {
+                (.delivered, .delivered)
+            } else if !result.gone, let delay = settings.retries.delay(afterAttempt: number) {
+                (.retry(next: Date().addingTimeInterval(delay)), .retrying)
+            } else {
+                (.abandon, .failed)
+            }
         let record = WebhookAttempt(
             endpointID: delivery.endpointID, eventID: delivery.eventID, type: delivery.type, attempt: number, at: started,
             status: result.status, outcome: outcome, durationMilliseconds: WebhookSender.milliseconds(elapsed),

@@ -65,10 +65,10 @@ enum WebhookEvents {
         }
     }
 
-    private struct Body<Data: Encodable>: Encodable {
+    private struct Body<Payload: Encodable>: Encodable {
         let type: String
         let timestamp: Date
-        let data: Data
+        let data: Payload
     }
 
     /// `link.created`.

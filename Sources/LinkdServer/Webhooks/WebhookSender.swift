@@ -12,7 +12,7 @@ struct WebhookSender: Sendable {
     let masterKey: MasterKey
 
     /// How an attempt went.
-    struct Result: Sendable {
+    struct Outcome: Sendable {
         /// The receiver's status, nil when no answer came.
         let status: Int?
         /// Why it failed (never a secret); nil when it was a 2xx.
@@ -38,12 +38,12 @@ struct WebhookSender: Sendable {
     }
 
     /// Posts `delivery` now.
-    func send(_ delivery: WebhookDelivery, at date: Date) async -> Result {
+    func send(_ delivery: WebhookDelivery, at date: Date) async -> Outcome {
         let headers: [OutboundHeader]
         do {
-            headers = try headers(delivery, timestamp: Int64(date.timeIntervalSince1970))
+            headers = try self.headers(delivery, timestamp: Int64(date.timeIntervalSince1970))
         } catch {
-            return Result(status: nil, error: "the endpoint's secret cannot be opened (another master key?)")
+            return Outcome(status: nil, error: "the endpoint's secret cannot be opened (another master key?)")
         }
         let policy = self.policy
         let request = OutboundRequest(
@@ -56,14 +56,14 @@ struct WebhookSender: Sendable {
             allowsAddress: { policy.allows(IPAddress(networkBytes: $0)) })
         switch await OutboundHTTP.perform(request) {
         case .success(let response) where (200..<300).contains(response.status):
-            return Result(status: response.status, error: nil)
+            return Outcome(status: response.status, error: nil)
         case .success(let response):
-            return Result(status: response.status, error: "the endpoint answered \(response.status)")
+            return Outcome(status: response.status, error: "the endpoint answered \(response.status)")
         case .failure(let failure) where failure.kind == .tooLarge:
             // The answer's status is what counts, but one that overran the cap is not taken as a success.
-            return Result(status: nil, error: "the endpoint's answer was larger than \(settings.maxResponseBytes) bytes")
+            return Outcome(status: nil, error: "the endpoint's answer was larger than \(settings.maxResponseBytes) bytes")
         case .failure(let failure):
-            return Result(status: nil, error: failure.description)
+            return Outcome(status: nil, error: failure.description)
         }
     }
 

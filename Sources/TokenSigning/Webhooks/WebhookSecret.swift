@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The signing secret of one webhook endpoint, per the Standard Webhooks specification: random bytes shown to the
 /// admin once as `whsec_` + standard base64, and kept at rest sealed with the master key (AES-256-GCM, bound to the
