@@ -117,7 +117,7 @@ public enum OutboundHTTP {
         guard !bytes.isEmpty else { return "an address of family \(family)" }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func transfer(_ request: OutboundRequest) -> Result<OutboundResponse, OutboundFailure> {

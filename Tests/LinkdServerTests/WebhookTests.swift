@@ -301,7 +301,7 @@ struct WebhookTests {
     static func nameResolvingToThisMachine() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return nil }
-        let name = String(cString: buffer)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
