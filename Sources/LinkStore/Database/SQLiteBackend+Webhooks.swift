@@ -160,11 +160,11 @@ extension SQLiteBackend {
             try db.execute(
                 sql: """
                     INSERT INTO webhook_attempts (endpointId, eventId, type, attempt, at, status, outcome, durationMs, error)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)
                     """,
                 arguments: [
                     attempt.endpointID, attempt.eventID, attempt.type, attempt.attempt, StoredDate.text(attempt.at),
-                    attempt.status, attempt.outcome.rawValue, attempt.durationMilliseconds, attempt.error,
+                    attempt.status, attempt.outcome.rawValue, attempt.durationMilliseconds, attempt.error, attempt.endpointID,
                 ])
             try db.execute(
                 sql: """

@@ -177,8 +177,9 @@ extension PostgresBackend {
                 let status = attempt.status.map(Int32.init)
                 try await connection.query("""
                     INSERT INTO webhook_attempts (endpoint_id, event_id, type, attempt, at, status, outcome, duration_ms, error)
-                    VALUES (\(attempt.endpointID), \(attempt.eventID), \(attempt.type), \(Int32(attempt.attempt)), \(attempt.at),
-                      \(status), \(attempt.outcome.rawValue), \(Int32(clamping: attempt.durationMilliseconds)), \(attempt.error))
+                    SELECT \(attempt.endpointID), \(attempt.eventID), \(attempt.type), \(Int32(attempt.attempt)), \(attempt.at),
+                      \(status), \(attempt.outcome.rawValue), \(Int32(clamping: attempt.durationMilliseconds)), \(attempt.error)
+                    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = \(attempt.endpointID))
                     """, logger: logger)
                 try await connection.query("""
                     DELETE FROM webhook_attempts WHERE endpoint_id = \(attempt.endpointID) AND seq <= (

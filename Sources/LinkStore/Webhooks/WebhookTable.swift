@@ -25,8 +25,8 @@ public protocol WebhookTable: Sendable {
     /// Leases to `owner`, until `now + lease`, at most `limit` due rows (next attempt at or before `now`, no live
     /// lease of another owner, endpoint enabled and not failing), oldest due first.
     func claimWebhookDeliveries(owner: String, limit: Int, now: Date, lease: Duration) async throws -> [WebhookDelivery]
-    /// Records an attempt in the endpoint's log (keeping its newest `keepAttempts`) and applies `disposition` to the
-    /// row, if `owner` still holds its lease.
+    /// Records an attempt in the endpoint's log (keeping its newest `keepAttempts`; nothing when the endpoint was
+    /// deleted meanwhile) and applies `disposition` to the row, if `owner` still holds its lease.
     func finishWebhookDelivery(
         _ delivery: WebhookDelivery, owner: String, attempt: WebhookAttempt, disposition: WebhookDisposition, keepAttempts: Int
     ) async throws

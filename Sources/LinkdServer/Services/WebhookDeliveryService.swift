@@ -4,15 +4,17 @@ import Logging
 import ServiceLifecycle
 import TokenSigning
 
-/// Delivers the webhook outbox, at least once: every `pollInterval` it leases the due deliveries (at most
-/// `batchSize`, under this instance's owner id; on PostgreSQL no other instance gets them while the lease lasts),
-/// sends them at once, each over libcurl on a thread of its own, and records each attempt — delivered (the row
-/// goes), failed (tried again after the retry schedule's delay), or given up (the last attempt failed, or the
-/// receiver answered 410 Gone: the row goes and the endpoint is marked failing). A delivery whose instance died
-/// mid-attempt is leased again when its lease runs out (at once on SQLite, where no other process shares the file).
+/// Delivers the webhook outbox, at least once. It keeps up to `batchSize` attempts under way: whenever there is
+/// room it leases due deliveries (under this instance's owner id; on PostgreSQL no other instance gets them while the
+/// lease lasts) and starts each at once, over libcurl on a thread of its own, so one slow endpoint holds one place,
+/// not the others. It looks again when an attempt ends, and every `pollInterval`. Each attempt is recorded —
+/// delivered (the row goes), failed (tried again after the retry schedule's delay), or given up (the last attempt
+/// failed, or the receiver answered 410 Gone: the row goes and the endpoint is marked failing). A delivery whose
+/// instance died mid-attempt is leased again when its lease runs out (at once on SQLite, where no other process
+/// shares the file).
 ///
-/// At graceful shutdown no new batch starts, and the attempts under way finish and are recorded (each is bounded by
-/// the delivery time limit) before the store closes.
+/// At graceful shutdown no new attempt starts, and those under way finish and are recorded (each is bounded by the
+/// delivery time limit) before the store closes.
 struct WebhookDeliveryService: Service {
     let store: StoreFront
     let sender: WebhookSender
@@ -22,28 +24,51 @@ struct WebhookDeliveryService: Service {
     /// This instance's lease owner id.
     let owner = "linkd-" + LinkID.random().hex.prefix(12)
 
+    /// What wakes the loop.
+    private enum Wake { case attemptEnded, tick }
+
     func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let leased = await deliverDue()
-            if leased == settings.batchSize { continue }  // more may be due
-            if let depth = try? await store.webhookOutboxDepth() { metrics.setOutboxDepth(depth) }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: settings.pollInterval) }
+        await withTaskGroup(of: Wake.self) { group in
+            var underWay = 0
+            var ticking = false
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                let room = settings.batchSize - underWay
+                let due = room > 0 ? await lease(room) : []
+                for delivery in due {
+                    underWay += 1
+                    group.addTask {
+                        await attempt(delivery)
+                        return .attemptEnded
+                    }
+                }
+                if !due.isEmpty && underWay < settings.batchSize { continue }  // more may be due
+                if !ticking {
+                    ticking = true
+                    group.addTask {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: settings.pollInterval) }
+                        return .tick
+                    }
+                }
+                switch await group.next() {
+                case .attemptEnded: underWay -= 1
+                case .tick:
+                    ticking = false
+                    if let depth = try? await store.webhookOutboxDepth() { metrics.setOutboxDepth(depth) }
+                case nil: break
+                }
+            }
+            // Leaving the group waits for the attempts under way (and the tick, cut short by the shutdown).
         }
     }
 
-    /// Leases and sends the due deliveries; how many were leased.
-    func deliverDue(now: Date = Date()) async -> Int {
-        let due: [WebhookDelivery]
+    /// Leases at most `limit` due deliveries; none when the store fails (logged).
+    private func lease(_ limit: Int) async -> [WebhookDelivery] {
         do {
-            due = try await store.claimWebhookDeliveries(owner: owner, limit: settings.batchSize, now: now, lease: settings.lease)
+            return try await store.claimWebhookDeliveries(owner: owner, limit: limit, now: Date(), lease: settings.lease)
         } catch {
             logger.warning("cannot read the webhook outbox", metadata: ["error": "\(error)"])
-            return 0
+            return []
         }
-        await withTaskGroup(of: Void.self) { group in
-            for delivery in due { group.addTask { await attempt(delivery) } }
-        }
-        return due.count
     }
 
     /// Sends one delivery and records how it went.
