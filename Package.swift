@@ -122,6 +122,7 @@ let package = Package(
                 "WebFallback",
                 "LinkStore",
                 "UTCTime",
+                "OutboundHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

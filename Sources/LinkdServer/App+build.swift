@@ -91,6 +91,15 @@ public func buildServer(
         store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
         maxBodyBytes: configuration.maxBodyBytes
     ).register(on: router)
+    let webhookSettings = configuration.webhookDelivery
+    let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
+    WebhookRoutes(
+        store: store, router: bootstrap.router, auth: auth, masterKey: bootstrap.masterKey, policy: webhookPolicy,
+        maxBodyBytes: configuration.maxBodyBytes
+    ).register(on: router)
+    let webhookDelivery = WebhookDeliveryService(
+        store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
+        settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)
     let pages: SharePages<ReadyResponse>
     let wellKnown: WellKnownFiles
     do {
@@ -146,8 +155,9 @@ public func buildServer(
         // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
+        // The webhook deliveries under way finish and are recorded before the store closes.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)] + ops,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches), webhookDelivery] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

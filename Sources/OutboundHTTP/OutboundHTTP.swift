@@ -80,6 +80,46 @@ public enum OutboundHTTP {
         return length
     }
 
+    /// The request's address check, and the addresses it refused, for the open-socket callback.
+    private final class AddressGuard {
+        let allows: @Sendable ([UInt8]) -> Bool
+        var refused: [String] = []
+        init(_ allows: @escaping @Sendable ([UInt8]) -> Bool) { self.allows = allows }
+    }
+
+    /// Makes the socket of each connection curl opens, after asking the request's `allowsAddress` about the address.
+    private static let openSocket: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?)
+        -> curl_socket_t = { context, purpose, address in
+        guard let context, let address else { return CURL_SOCKET_BAD }
+        let check = Unmanaged<AddressGuard>.fromOpaque(context).takeUnretainedValue()
+        let family = address.pointee.family
+        let socketAddress = UnsafeMutableRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
+        var bytes: [UInt8]
+        switch family {
+        case AF_INET:
+            let v4 = socketAddress.loadUnaligned(as: sockaddr_in.self)
+            bytes = withUnsafeBytes(of: v4.sin_addr) { Array($0) }
+        case AF_INET6 where Int(address.pointee.addrlen) >= MemoryLayout<sockaddr_in6>.size:
+            let v6 = socketAddress.loadUnaligned(as: sockaddr_in6.self)
+            bytes = withUnsafeBytes(of: v6.sin6_addr) { Array($0) }
+        default:
+            bytes = []  // not an IP address (a Unix socket): refused
+        }
+        guard !bytes.isEmpty, check.allows(bytes) else {
+            check.refused.append(addressText(bytes, family: family))
+            return CURL_SOCKET_BAD
+        }
+        return socket(family, address.pointee.socktype, address.pointee.protocol)
+    }
+
+    /// An address as text (`192.0.2.1`, `::1`) for messages.
+    private static func addressText(_ bytes: [UInt8], family: Int32) -> String {
+        guard !bytes.isEmpty else { return "an address of family \(family)" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func transfer(_ request: OutboundRequest) -> Result<OutboundResponse, OutboundFailure> {
         _ = globalInit
         guard let handle = curl_easy_init() else { return .failure(OutboundFailure(.transport, "curl_easy_init failed")) }
@@ -96,6 +136,9 @@ public enum OutboundHTTP {
         var resolveList: UnsafeMutablePointer<curl_slist>?
         for entry in request.pinnedAddresses { resolveList = curl_slist_append(resolveList, entry) }
         defer { curl_slist_free_all(resolveList) }
+
+        let addressGuard = request.allowsAddress.map { Unmanaged.passRetained(AddressGuard($0)) }
+        defer { addressGuard?.release() }
 
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let limits = request.limits
@@ -115,6 +158,10 @@ public enum OutboundHTTP {
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.totalTimeoutMilliseconds)
                         _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxResponseBytes))
                         _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList.map { UnsafeMutableRawPointer($0) })
+                        if let addressGuard {
+                            _ = CCurlShims_easy_setopt_opensocket_callback(handle, openSocket)
+                            _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_OPENSOCKETDATA, addressGuard.toOpaque())
+                        }
                         if resolveList != nil {
                             _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_RESOLVE, resolveList.map { UnsafeMutableRawPointer($0) })
                         }
@@ -146,6 +193,9 @@ public enum OutboundHTTP {
         }
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(OutboundFailure(.tooLarge, "the response is larger than \(limits.maxResponseBytes) bytes"))
+        }
+        if code != CURLE_OK, let refused = addressGuard?.takeUnretainedValue().refused, !refused.isEmpty {
+            return .failure(OutboundFailure(.addressRefused, "connecting to \(refused.joined(separator: ", ")) is not allowed"))
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -47,12 +47,19 @@ public struct OutboundRequest: Sendable {
     /// curl's `CURLOPT_RESOLVE` entries (`host:port:address`): connect to the given address instead of resolving
     /// the name, so a caller that has checked an address connects to exactly that one.
     public var pinnedAddresses: [String]
+    /// Asked before every connection with the address curl is about to connect to — 4 bytes for IPv4, 16 for IPv6,
+    /// network order — whatever the URL's host resolved to; `false` refuses it (no packet is sent to it) and the
+    /// request fails with `OutboundFailure.Kind.addressRefused` unless another address of the name is allowed.
+    /// nil: every address. The check against the address actually connected to, which no resolution trick bypasses.
+    public var allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)?
 
-    /// A request; `allowedSchemes` is `http,https` and nothing is pinned unless given.
+    /// A request; `allowedSchemes` is `http,https`, nothing is pinned and every address allowed unless given.
     public init(
         method: String = "GET", url: String, headers: [OutboundHeader] = [], body: [UInt8] = [],
-        limits: OutboundLimits, allowedSchemes: String = "http,https", pinnedAddresses: [String] = []
+        limits: OutboundLimits, allowedSchemes: String = "http,https", pinnedAddresses: [String] = [],
+        allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil
     ) {
+        self.allowsAddress = allowsAddress
         self.method = method
         self.url = url
         self.headers = headers
@@ -99,6 +106,8 @@ public struct OutboundFailure: Error, Sendable, Equatable, CustomStringConvertib
         case timedOut
         /// The response body was larger than the cap.
         case tooLarge
+        /// Every address the host resolved to was refused by the request's `allowsAddress`.
+        case addressRefused
         /// Anything else curl reported.
         case transport
     }

@@ -179,12 +179,17 @@ struct OpenAPIConstraintTests {
     func queries() async throws {
         let document = try OpenAPIDocument()
         try await withAPI { api in
+            let hook = try await api.call(.post, "/v1/admin/webhooks", key: api.adminKey, json: [
+                "app": "handz", "url": "https://hooks.example.invalid/x", "events": ["link.created"],
+            ])
+            let hookID = try #require(hook.string("id"))
             // (template, path, key, base query)
             let operations: [(String, String, String?, [String: String])] = [
                 ("/v1/resolve", "/v1/resolve", nil, ["url": "handz://library"]),
                 ("/v1/resolve/ics", "/v1/resolve/ics", nil, [:]),
                 ("/v1/admin/audit", "/v1/admin/audit", api.adminKey, [:]),
                 ("/v1/links", "/v1/links", api.adminKey, [:]),
+                ("/v1/admin/webhooks/{id}/deliveries", "/v1/admin/webhooks/\(hookID)/deliveries", api.adminKey, [:]),
             ]
             let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
             for (template, path, key, base) in operations {

@@ -184,6 +184,42 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/v1/admin/audit?limit=5", template: "/v1/admin/audit", key: admin), 200)
             expectStatus(try await check.call(.get, "/v1/admin/audit?limit=0", template: "/v1/admin/audit", key: admin), 400)
 
+            // Webhook endpoints (their deliveries go nowhere: `.invalid` never resolves).
+            let hookURL = "https://hooks.example.invalid/linkd"
+            let hook = try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "handz", "url": hookURL, "events": ["link.created"]])
+            #expect(hook.status == 201 && hook.string("secret")?.hasPrefix("whsec_") == true)
+            let hookID = try #require(hook.string("id"))
+            let noHook = "/v1/admin/webhooks/" + Self.noWebhook
+            expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "nope", "url": hookURL, "events": ["link.created"]]), 404)
+            expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "handz", "url": "https://10.0.0.1/", "events": ["link.created"]]), 422)
+            expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "handz", "url": hookURL, "events": ["link.nope"]]), 422)
+            for _ in 0..<WebhookRoutes.maxEndpointsPerApp {
+                expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "coin", "url": hookURL, "events": ["key.rotated"]]), 201)
+            }
+            expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "coin", "url": hookURL, "events": ["key.rotated"]]), 409)
+            expectStatus(try await check.call(.get, "/v1/admin/webhooks?app=handz", template: "/v1/admin/webhooks", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/admin/webhooks?app=nope", template: "/v1/admin/webhooks", key: admin), 404)
+            let hookPath = "/v1/admin/webhooks/\(hookID)"
+            expectStatus(try await check.call(.get, hookPath, template: "/v1/admin/webhooks/{id}", key: admin), 200)
+            expectStatus(try await check.call(.get, noHook, template: "/v1/admin/webhooks/{id}", key: admin), 404)
+            expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, json: ["enabled": false, "events": ["link.created", "link.revoked"]]), 200)
+            expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, json: ["url": "ftp://hooks.example.invalid/"]), 422)
+            expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: "{", contentType: "application/json"), 400)
+            let hugePatch = "{\"url\":\"" + String(repeating: "u", count: api.configuration.maxBodyBytes) + "\"}"
+            expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: hugePatch, contentType: "application/json"), 413)
+            expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: "enabled=1", contentType: "text/plain"), 415)
+            expectStatus(try await check.call(.patch, noHook, template: "/v1/admin/webhooks/{id}", key: admin, json: ["enabled": true]), 404)
+            expectStatus(try await check.call(.get, hookPath + "/deliveries?limit=10", template: "/v1/admin/webhooks/{id}/deliveries", key: admin), 200)
+            expectStatus(try await check.call(.get, hookPath + "/deliveries?limit=0", template: "/v1/admin/webhooks/{id}/deliveries", key: admin), 400)
+            expectStatus(try await check.call(.get, noHook + "/deliveries", template: "/v1/admin/webhooks/{id}/deliveries", key: admin), 404)
+            expectStatus(try await check.call(.delete, hookPath, template: "/v1/admin/webhooks/{id}", key: admin), 200)
+            expectStatus(try await check.call(.delete, hookPath, template: "/v1/admin/webhooks/{id}", key: admin), 404)
+            // Without a key: 401 (here, where the failed-authentication budget has room for them; the second server
+            // below spends its own on the other endpoints).
+            for (method, path, template) in Self.adminOperations(kid: 1, apiKeyID: spareID) where template.hasPrefix("/v1/admin/webhooks") {
+                expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
+            }
+
             // Every path asked with methods it does not list: 405 with Allow as the document lists them.
             for template in document.paths {
                 let path = template.split(separator: "/").map { $0.hasPrefix("{") ? "x" : String($0) }.reduce("") { $0 + "/" + $1 }
@@ -204,7 +240,7 @@ struct OpenAPITests {
             // Bodies the admin endpoints refuse: malformed, oversized, of the wrong type.
             let hugeJSON = "{\"suite\":\"" + String(repeating: "s", count: api.configuration.maxBodyBytes) + "\"}"
             let bodies: [(String, String)] = [("/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"), ("/v1/admin/revocations", "/v1/admin/revocations"),
-                                              ("/v1/admin/api-keys", "/v1/admin/api-keys")]
+                                              ("/v1/admin/api-keys", "/v1/admin/api-keys"), ("/v1/admin/webhooks", "/v1/admin/webhooks")]
             for (path, template) in bodies {
                 expectStatus(try await check.call(.post, path, template: template, key: admin, raw: "{", contentType: "application/json"), 400)
                 expectStatus(try await check.call(.post, path, template: template, key: admin, raw: hugeJSON, contentType: "application/json"), 413)
@@ -263,7 +299,8 @@ struct OpenAPITests {
         try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
             let check = Checker(api: api, document: document)
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
-            where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)") {
+            where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)")
+                && !template.hasPrefix("/v1/admin/webhooks") {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
             }
             var statuses: [Int] = []
@@ -312,8 +349,17 @@ struct OpenAPITests {
             (.get, "/v1/admin/api-keys", "/v1/admin/api-keys"),
             (.delete, "/v1/admin/api-keys/\(apiKeyID)", "/v1/admin/api-keys/{id}"),
             (.get, "/v1/admin/audit", "/v1/admin/audit"),
+            (.post, "/v1/admin/webhooks", "/v1/admin/webhooks"),
+            (.get, "/v1/admin/webhooks", "/v1/admin/webhooks"),
+            (.get, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),
+            (.patch, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),
+            (.delete, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),
+            (.get, "/v1/admin/webhooks/\(noWebhook)/deliveries", "/v1/admin/webhooks/{id}/deliveries"),
         ]
     }
+
+    /// A webhook endpoint id of the documented form that names none.
+    static let noWebhook = "wh_" + String(repeating: "0", count: 20)
 
     /// A valid body for the operations that take one (so that only the key decides the answer).
     static func body(_ template: String) -> [String: Any]? {
@@ -321,6 +367,8 @@ struct OpenAPITests {
         case "/v1/links": ["route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()]]
         case "/v1/admin/revocations": ["app": "handz", "owner": "nobody"]
         case "/v1/admin/api-keys": ["kind": "client", "app": "handz", "label": "x"]
+        case "/v1/admin/webhooks": ["app": "handz", "url": "https://hooks.example.invalid/x", "events": ["link.created"]]
+        case "/v1/admin/webhooks/{id}": ["enabled": true]
         default: nil
         }
     }

@@ -14,6 +14,10 @@ CURLcode CCurlShims_easy_setopt_write_callback(CURL *handle,
 /// `curl_easy_setopt` for `CURLOPT_HEADERFUNCTION`.
 CURLcode CCurlShims_easy_setopt_header_callback(CURL *handle,
                                                 size_t (*callback)(char *, size_t, size_t, void *));
+/// `curl_easy_setopt` for `CURLOPT_OPENSOCKETFUNCTION` (the callback that makes each socket curl connects, and may
+/// refuse the address by returning `CURL_SOCKET_BAD`).
+CURLcode CCurlShims_easy_setopt_opensocket_callback(CURL *handle,
+                                                   curl_socket_t (*callback)(void *, curlsocktype, struct curl_sockaddr *));
 /// `curl_easy_getinfo` for a `long` result (response code, redirect count).
 CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 /// `curl_easy_getinfo` for a string result (content type, effective URL).

@@ -58,6 +58,29 @@ enum Migrations {
             try db.create(index: "links_app_created", on: "links", columns: ["app", "created", "id"])
             try db.create(index: "links_owner_created", on: "links", columns: ["owner", "created", "id"])
         }
+        migrator.registerMigration("webhooks_v1") { db in
+            // Endpoints (secrets sealed with the master key), the outbox (one row per event and endpoint, until
+            // delivered or given up) and each endpoint's delivery log (its newest attempts).
+            try db.execute(sql: """
+                CREATE TABLE webhook_endpoints (id TEXT PRIMARY KEY, app TEXT NOT NULL, url TEXT NOT NULL,
+                  events TEXT NOT NULL, enabled BOOLEAN NOT NULL, secret BLOB NOT NULL, created DATETIME NOT NULL,
+                  updated DATETIME NOT NULL, failingSince DATETIME)
+                """)
+            try db.execute(sql: "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app)")
+            try db.execute(sql: """
+                CREATE TABLE webhook_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, eventId TEXT NOT NULL,
+                  endpointId TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL, created DATETIME NOT NULL,
+                  attempts INTEGER NOT NULL, nextAttempt DATETIME NOT NULL, leaseOwner TEXT, leaseUntil DATETIME)
+                """)
+            try db.execute(sql: "CREATE INDEX webhook_outbox_due ON webhook_outbox (nextAttempt)")
+            try db.execute(sql: "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpointId)")
+            try db.execute(sql: """
+                CREATE TABLE webhook_attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, endpointId TEXT NOT NULL,
+                  eventId TEXT NOT NULL, type TEXT NOT NULL, attempt INTEGER NOT NULL, at DATETIME NOT NULL,
+                  status INTEGER, outcome TEXT NOT NULL, durationMs INTEGER NOT NULL, error TEXT)
+                """)
+            try db.execute(sql: "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpointId, seq)")
+        }
         return migrator
     }
 }

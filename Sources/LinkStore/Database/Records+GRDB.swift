@@ -25,6 +25,12 @@ extension APIKeyRecord: StoredDates {
 extension AuditEntry: StoredDates {
     /// The table the records are stored in.
     static let databaseTableName = "audit_log"
+
+    /// Queues the entry's webhook events in the transaction inserting it: an action and its events are stored
+    /// together, through the one path every audited change already takes.
+    func willInsert(_ db: Database) throws {
+        try SQLiteBackend.enqueueWebhookEvents(events, in: db, at: at)
+    }
 }
 
 extension StoredKeyRecord: StoredDates {

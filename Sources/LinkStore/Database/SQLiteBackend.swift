@@ -46,12 +46,7 @@ public final class SQLiteBackend: StoreBackend {
 
     /// Inserts a new link. Throws `conflict` if the id exists.
     public func insertLink(_ record: LinkRecord) async throws {
-        try await write { db in
-            if try LinkRecord.exists(db, key: record.id) {
-                throw LinkStoreError(.conflict, "link \(record.id) exists")
-            }
-            try record.insert(db)
-        }
+        try await insertLink(record, events: [])
     }
 
     /// The stored link, nil when there is none.
@@ -247,7 +242,7 @@ public final class SQLiteBackend: StoreBackend {
         }
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do { return try await pool.write(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "write failed: \(error)")
         }

@@ -8,17 +8,7 @@ extension PostgresBackend {
 
     /// Inserts a new link. Throws `conflict` if the id exists.
     public func insertLink(_ record: LinkRecord) async throws {
-        let params = try Self.encodeParams(record.params)
-        let inserted = try await run("create a link") { [client] in
-            let rows = try await client.query("""
-                INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status)
-                VALUES (\(record.id), \(record.app), \(record.route), \(params), \(record.owner), \(record.title),
-                \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue))
-                ON CONFLICT (id) DO NOTHING RETURNING id
-                """)
-            return try await rows.collect().count == 1
-        }
-        guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) exists") }
+        try await insertLink(record, events: [])
     }
 
     /// The stored link, nil when there is none.
@@ -186,9 +176,10 @@ extension PostgresBackend {
 
     /// Appends an audit entry.
     public func appendAudit(_ entry: AuditEntry) async throws {
-        try await run("append to the audit log") { [client] in
-            try await client.query(
-                "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))")
+        try await run("append to the audit log") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.insertAudit(entry, connection, logger: logger)
+            }
         }
     }
 
@@ -198,6 +189,7 @@ extension PostgresBackend {
         try await connection.query(
             "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))",
             logger: logger)
+        try await enqueueWebhookEvents(entry.events, on: connection, logger: logger)
     }
 
     /// The newest audit entries, newest first.

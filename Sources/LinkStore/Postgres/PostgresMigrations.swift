@@ -43,6 +43,29 @@ enum PostgresMigrations {
             "CREATE INDEX links_app_created ON links (app, created, id)",
             "CREATE INDEX links_owner_created ON links (owner, created, id)",
         ]),
+        // Webhook endpoints (secrets sealed with the master key), the outbox (one row per event and endpoint, leased
+        // to one instance at a time) and each endpoint's delivery log.
+        ("webhooks_v1", [
+            """
+            CREATE TABLE webhook_endpoints (id text PRIMARY KEY, app text NOT NULL, url text NOT NULL, events text NOT NULL,
+              enabled boolean NOT NULL, secret bytea NOT NULL, created timestamptz NOT NULL, updated timestamptz NOT NULL,
+              failing_since timestamptz)
+            """,
+            "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app)",
+            """
+            CREATE TABLE webhook_outbox (seq bigserial PRIMARY KEY, event_id text NOT NULL, endpoint_id text NOT NULL,
+              type text NOT NULL, payload text NOT NULL, created timestamptz NOT NULL, attempts int NOT NULL,
+              next_attempt timestamptz NOT NULL, lease_owner text, lease_until timestamptz)
+            """,
+            "CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt)",
+            "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint_id)",
+            """
+            CREATE TABLE webhook_attempts (seq bigserial PRIMARY KEY, endpoint_id text NOT NULL, event_id text NOT NULL,
+              type text NOT NULL, attempt int NOT NULL, at timestamptz NOT NULL, status int, outcome text NOT NULL,
+              duration_ms int NOT NULL, error text)
+            """,
+            "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, seq)",
+        ]),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -49,14 +49,23 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var action: String
     /// Details (free text, never secrets).
     public var detail: String
+    /// The webhook events the action emits: not part of the entry's row, but written to the outbox wherever the
+    /// backend writes the entry, so in the action's own transaction (see `WebhookEvent`).
+    public var events: [WebhookEvent] = []
+
+    /// The stored columns (`events` go to the outbox, not to the audit log).
+    private enum CodingKeys: String, CodingKey { case seq, at, actor, action, detail }
 
     /// Creates an audit entry.
-    public init(seq: Int64? = nil, at: Date, actor: String, action: String, detail: String) {
+    public init(
+        seq: Int64? = nil, at: Date, actor: String, action: String, detail: String, events: [WebhookEvent] = []
+    ) {
         self.seq = seq
         self.at = at
         self.actor = actor
         self.action = action
         self.detail = detail
+        self.events = events
     }
 }
 

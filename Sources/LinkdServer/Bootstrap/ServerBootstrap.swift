@@ -13,6 +13,8 @@ struct ServerBootstrap: Sendable {
     let keys: KeyAdministration
     /// The keyring of `keys`.
     var keyring: Keyring { keys.keyring }
+    /// The master key: seals the signing keys and the webhook secrets.
+    let masterKey: MasterKey
     /// The file the admin key made on this (first) start was written to (`<dataDir>/initial-admin-key`, mode 0600);
     /// nil when an admin key already existed.
     let initialAdminKeyFile: String?
@@ -51,7 +53,7 @@ struct ServerBootstrap: Sendable {
             guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return nil }
             return try await makeInitialAdminKey(store: store, dataDir: configuration.dataDir, logger: logger)
         }
-        return ServerBootstrap(router: router, keys: keys, initialAdminKeyFile: initialAdminKeyFile)
+        return ServerBootstrap(router: router, keys: keys, masterKey: masterKey, initialAdminKeyFile: initialAdminKeyFile)
     }
 
     /// Makes the first admin key: its secret written to `<dataDir>/initial-admin-key` (mode 0600, created

@@ -46,6 +46,8 @@ import TokenSigning
 /// - `trustedProxies` / `LINKD_TRUSTED_PROXIES` (comma-separated) — [String] — `[]`: addresses or CIDR networks
 ///   of the reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (nobody else's are believed).
 /// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
+/// - `allowLoopbackWebhooks`, `webhookRetryBaseSeconds`, `webhookMaxAttempts`, `webhookPollSeconds` — webhook
+///   delivery (`ServerConfiguration+Webhooks.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -81,6 +83,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var opsHost: String?
     /// The ops listener's port; nil (the default): no ops listener, everything on the public one.
     public var opsPort: Int?
+    /// Whether webhook endpoints may be plain `http` on loopback (development and tests only).
+    public var allowLoopbackWebhooks = false
+    /// The first retry delay of a failed webhook delivery; each next one doubles (with jitter, at most 6 h).
+    public var webhookRetryBaseSeconds: Double = 5
+    /// Attempts of one webhook event before it is given up and its endpoint marked failing.
+    public var webhookMaxAttempts = 16
+    /// How often the webhook outbox is looked at for due deliveries.
+    public var webhookPollSeconds: Double = 1
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -151,6 +161,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             headTimeoutSeconds, bodyTimeoutSeconds, idleTimeoutSeconds, writeTimeoutSeconds, maxConnections,
             maxConnectionsPerClient, trustedProxies
         case opsHost, opsPort
+        case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -186,6 +197,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .trustedProxies: trustedProxies = try value.strings()
         case .opsHost: opsHost = value.isNull ? nil : try value.string()
         case .opsPort: opsPort = value.isNull ? nil : try value.int()
+        case .allowLoopbackWebhooks, .webhookRetryBaseSeconds, .webhookMaxAttempts, .webhookPollSeconds:
+            try setWebhookKey(key, from: value)
         }
     }
 }
@@ -329,6 +342,7 @@ extension ServerConfiguration {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
         try validateOps()
+        try validateWebhooks()
     }
 }
 

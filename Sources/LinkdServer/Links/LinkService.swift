@@ -275,7 +275,8 @@ final class LinkService: Sendable {
             id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
             expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
-        try await Self.storing { try await store.createLink(record) }
+        // `link.created` is queued in the insert's transaction.
+        try await Self.storing { try await store.createLink(record, events: [WebhookEvents.linkCreated(record, at: now)]) }
         return CreatedLink(
             id: record.id, app: app, token: token, url: router.shareURL(app: app, token: token) ?? "", expiresAt: record.expires)
     }
@@ -290,7 +291,10 @@ final class LinkService: Sendable {
     func revoke(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
         let target = try await existing(id: id, caller: caller)
         // The audit entry is written in the revocation's transaction: both or neither.
-        let entry = AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)")
+        // `link.revoked` goes with it when this revocation is the one that revokes the link.
+        let entry = AuditEntry(
+            at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)",
+            events: target.status == .active ? [WebhookEvents.linkRevoked(target, at: now)] : [])
         guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now, audit: entry) }) else {
             throw LinkError(.notFound, "no link \(id)")
         }

@@ -112,7 +112,9 @@ struct AdminRoutes: Sendable {
         }
         let key = try await keyOperation {
             try await keys.rotate(app: app, suite: suite) { key in
-                Self.entry(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
+                var entry = Self.entry(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)")
+                entry.events = [WebhookEvents.keyRotated(key, at: entry.at)]
+                return entry
             }
         }
         context.logger.logAdminAction("key.rotate", actor: caller.keyID, ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
@@ -131,7 +133,11 @@ struct AdminRoutes: Sendable {
             throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
         }
         try await keyOperation {
-            try await keys.change(audit: { _ in Self.entry(caller, "key.retire", "\(app) kid \(kid)") }) {
+            try await keys.change(audit: { _ -> AuditEntry? in
+                var entry = Self.entry(caller, "key.retire", "\(app) kid \(kid)")
+                entry.events = [WebhookEvents.keyRetired(key, at: entry.at)]
+                return entry
+            }) {
                 try $0.retire(app: app, keyID: kid)
             }
         }
@@ -152,7 +158,9 @@ struct AdminRoutes: Sendable {
         }
         let count = try await LinkService.storing {
             try await store.revokeLinks(app: body.app, owner: body.owner, at: Date()) { count in
-                Self.entry(caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links")
+                var entry = Self.entry(caller, "owner.revoke", "\(body.app) owner \(body.owner): \(count) links")
+                if count > 0 { entry.events = [WebhookEvents.ownerRevoked(app: body.app, owner: body.owner, revoked: count, at: entry.at)] }
+                return entry
             }
         }
         context.logger.logAdminAction(

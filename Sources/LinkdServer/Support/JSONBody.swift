@@ -83,7 +83,8 @@ enum JSONBody {
         )
     }
 
-    private static let encoder: JSONEncoder = {
+    /// The API's JSON writer (sorted keys, ISO 8601 dates); webhook bodies are written with it too.
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
