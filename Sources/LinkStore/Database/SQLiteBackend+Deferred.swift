@@ -105,8 +105,9 @@ extension SQLiteBackend {
             \(DeferredSchema.addOnConflict)
             """)
         for (key, value) in counts where !value.isZero {
-            try statement.execute(arguments: StatementArguments([key.linkID, key.day.number, key.app] as [any DatabaseValueConvertible])
-                + StatementArguments(value.values))
+            var arguments: StatementArguments = [key.linkID, key.day.number, key.app]
+            arguments += StatementArguments(value.values)
+            try statement.execute(arguments: arguments)
         }
     }
 

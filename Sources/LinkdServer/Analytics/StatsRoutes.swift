@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import LinkRouter
 import LinkStore
 
 /// `GET /v1/links/{id}/stats` (a client key of the link's app, or admin) and `GET /v1/apps/{app}/stats` (a client

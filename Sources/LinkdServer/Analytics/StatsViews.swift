@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LinkStore
 import UTCTime
 
@@ -103,11 +104,13 @@ struct StatsRange: Sendable {
     let from: StatsDay
     let to: StatsDay
 
-    /// The range the query names: `to` defaults to today, `from` to `defaultFrom(to)`; 400 for a date that is not
+    /// The range the query names: `to` defaults to today, `from` to `defaultFrom(to)` (within `maxDays`, and not
+    /// after `to`); 400 for a date that is not
     /// `YYYY-MM-DD`, `from` after `to`, or more than `maxDays` days.
     init(from fromText: String?, to toText: String?, maxDays: Int, defaultFrom: (StatsDay) -> StatsDay, today: StatsDay = StatsDay(Date())) throws {
         let to = try toText.map { try Self.day($0, field: "to") } ?? today
-        let from = try fromText.map { try Self.day($0, field: "from") } ?? max(defaultFrom(to), StatsDay(number: to.number - maxDays + 1))
+        let from = try fromText.map { try Self.day($0, field: "from") }
+            ?? min(to, max(defaultFrom(to), StatsDay(number: to.number - maxDays + 1)))
         guard from <= to else { throw APIError(.badRequest, .badRequest, "'from' must not be after 'to'") }
         guard to.number - from.number < maxDays else {
             throw APIError(.badRequest, .badRequest, "a range is at most \(maxDays) days")

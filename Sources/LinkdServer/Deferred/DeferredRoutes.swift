@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebFallback
 
 /// The routes of deferred deep links:
 /// - `GET /s/{token}/install/{platform}` (`ios`, `android`): the store redirect with a claim code (`DeferredLinks.install`);
