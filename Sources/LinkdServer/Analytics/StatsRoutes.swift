@@ -38,7 +38,7 @@ struct StatsRoutes: Sendable {
     }
 
     /// A link's stats from its creation day (or the range asked) to today.
-    func linkStats(id: String, caller: Caller, from: String?, to: String?) async throws -> LinkStatsView {
+    func linkStats(id: String, caller: Caller, from: String?, to: String?) async throws -> StatsAnswer<LinkStatsFields> {
         let record = try await links.existing(id: id, caller: caller)
         let range = try StatsRange(from: from, to: to, maxDays: Self.maxLinkDays) { _ in StatsDay(record.created) }
         let store = links.store
@@ -46,14 +46,13 @@ struct StatsRoutes: Sendable {
         let opened = try await LinkService.storing {
             try await links.clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
-        return LinkStatsView(
+        return StatsAnswer(totals: StatsCounts(Self.sum(days)), fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            totals: StatsCounts(Self.sum(days)), byDay: days.map { StatsCounts($0.1, date: $0.0) },
-            lastOpenedAt: opened.lastOpened)
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, lastOpenedAt: opened.lastOpened))
     }
 
     /// An app's stats over the range (default: the last 30 days) with its `top` most clicked links.
-    func appStats(app: String, caller: Caller, from: String?, to: String?, top: String?) async throws -> AppStatsView {
+    func appStats(app: String, caller: Caller, from: String?, to: String?, top: String?) async throws -> StatsAnswer<AppStatsFields> {
         guard links.router.manifest(app: app) != nil, caller.kind == .admin || caller.app == app else {
             // Another app's key sees what a missing app shows: no oracle across apps.
             throw APIError(.notFound, .notFound, "no app \(app.prefix(64))")
@@ -73,9 +72,9 @@ struct StatsRoutes: Sendable {
             let title = (try? await store.link(id: leader.linkID))?.title
             top.append(StatsCounts(leader.counts, linkID: leader.linkID, title: title))
         }
-        return AppStatsView(
-            app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to), totals: StatsCounts(Self.sum(days)),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, top: top)
+        return StatsAnswer(totals: StatsCounts(Self.sum(days)), fields: AppStatsFields(
+            app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, top: top))
     }
 
     private static func sum(_ days: [(StatsDay, LinkDayCounts)]) -> LinkDayCounts {

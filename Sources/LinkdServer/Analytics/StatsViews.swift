@@ -52,51 +52,35 @@ struct StatsCounts: Encodable, Sendable {
     }
 }
 
-/// `GET /v1/links/{id}/stats`: the totals over the range at the top level, `byDay` (days with any event), and
-/// `lastOpenedAt`.
-struct LinkStatsView: Encodable, Sendable {
+/// A stats answer: the totals over the range at the top level, beside the answer's own `fields`.
+struct StatsAnswer<Fields: Encodable & Sendable>: Encodable, Sendable {
+    let totals: StatsCounts
+    let fields: Fields
+
+    func encode(to encoder: any Encoder) throws {
+        try totals.encode(to: encoder)
+        try fields.encode(to: encoder)
+    }
+}
+
+/// `GET /v1/links/{id}/stats` beside the totals: `byDay` (days with any event) and `lastOpenedAt`.
+struct LinkStatsFields: Encodable, Sendable {
     let linkId: String
     let app: String
     let from: String
     let to: String
-    let totals: StatsCounts
     let byDay: [StatsCounts]
+    /// Absent when the link was never opened.
     let lastOpenedAt: Date?
-
-    private enum Keys: String, CodingKey { case linkId, app, from, to, byDay, lastOpenedAt }
-
-    func encode(to encoder: any Encoder) throws {
-        try totals.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(linkId, forKey: .linkId)
-        try container.encode(app, forKey: .app)
-        try container.encode(from, forKey: .from)
-        try container.encode(to, forKey: .to)
-        try container.encode(byDay, forKey: .byDay)
-        try container.encodeIfPresent(lastOpenedAt, forKey: .lastOpenedAt)
-    }
 }
 
-/// `GET /v1/apps/{app}/stats`: the app's totals over the range at the top level, `byDay`, and its `top` links.
-struct AppStatsView: Encodable, Sendable {
+/// `GET /v1/apps/{app}/stats` beside the totals: `byDay` and the app's `top` links.
+struct AppStatsFields: Encodable, Sendable {
     let app: String
     let from: String
     let to: String
-    let totals: StatsCounts
     let byDay: [StatsCounts]
     let top: [StatsCounts]
-
-    private enum Keys: String, CodingKey { case app, from, to, byDay, top }
-
-    func encode(to encoder: any Encoder) throws {
-        try totals.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(app, forKey: .app)
-        try container.encode(from, forKey: .from)
-        try container.encode(to, forKey: .to)
-        try container.encode(byDay, forKey: .byDay)
-        try container.encode(top, forKey: .top)
-    }
 }
 
 /// A range of UTC days from `?from=` and `?to=` (`YYYY-MM-DD`, both inclusive), bounded.

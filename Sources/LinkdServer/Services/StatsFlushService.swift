@@ -13,11 +13,7 @@ struct StatsFlushService: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            await flush()
-        }
-        await flush()
+        await ClickFlushService.repeating(every: interval) { await flush() }
     }
 
     private func flush() async {
