@@ -134,7 +134,8 @@ public protocol ChangeFeed: Sendable {
 
 /// A whole database behind linkd: every table, the change feed, readiness and release.
 /// `description` says where the data is, for logs (never a password).
-public protocol StoreBackend: LinkTable, LinkListing, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, CustomStringConvertible,
+public protocol StoreBackend: LinkTable, LinkListing, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, ClaimTable,
+    LinkStatsTable, CustomStringConvertible,
     WebhookTable
 {
     /// Succeeds when the database answers (readiness), within a short limit.

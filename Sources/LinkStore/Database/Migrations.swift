@@ -81,6 +81,10 @@ enum Migrations {
                 """)
             try db.execute(sql: "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpointId, seq)")
         }
+        // Issue 19: deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
+        migrator.registerMigration("deferred-v1") { db in
+            for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

@@ -66,6 +66,7 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, seq)",
         ]),
+        ("deferred-v1", DeferredSchema.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

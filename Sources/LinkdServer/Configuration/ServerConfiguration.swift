@@ -48,6 +48,8 @@ import TokenSigning
 /// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
 /// - `allowLoopbackWebhooks`, `webhookRetryBaseSeconds`, `webhookMaxAttempts`, `webhookPollSeconds` — webhook
 ///   delivery (`ServerConfiguration+Webhooks.swift`).
+/// - `claimTTLSeconds`, `claimCodesPerMinute`, `maxLiveClaimCodes`, `claimAttemptsPerMinute` — deferred deep links'
+///   claim codes (`ServerConfiguration+Claims.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -91,6 +93,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webhookMaxAttempts = 16
     /// How often the webhook outbox is looked at for due deliveries.
     public var webhookPollSeconds: Double = 1
+    /// How long a claim code of a deferred deep link can be claimed, seconds (`ServerConfiguration+Claims.swift`).
+    public var claimTTLSeconds: Int = 7_200
+    /// Claim codes one address may have made per minute; past it store redirects go without one.
+    public var claimCodesPerMinute: Double = 10
+    /// The most unexpired claim codes the store holds; past it store redirects go without one.
+    public var maxLiveClaimCodes: Int = 1_000_000
+    /// Claims (`POST /v1/claims/{code}`) one address may try per minute; past it: 429.
+    public var claimAttemptsPerMinute: Double = 20
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -162,6 +172,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             maxConnectionsPerClient, trustedProxies
         case opsHost, opsPort
         case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
+        case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, claimAttemptsPerMinute
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -199,6 +210,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .opsPort: opsPort = value.isNull ? nil : try value.int()
         case .allowLoopbackWebhooks, .webhookRetryBaseSeconds, .webhookMaxAttempts, .webhookPollSeconds:
             try setWebhookKey(key, from: value)
+        case .claimTTLSeconds: claimTTLSeconds = try value.int()
+        case .claimCodesPerMinute: claimCodesPerMinute = try value.double()
+        case .maxLiveClaimCodes: maxLiveClaimCodes = try value.int()
+        case .claimAttemptsPerMinute: claimAttemptsPerMinute = try value.double()
         }
     }
 }
@@ -343,6 +358,7 @@ extension ServerConfiguration {
         }
         try validateOps()
         try validateWebhooks()
+        try validateClaims()
     }
 }
 

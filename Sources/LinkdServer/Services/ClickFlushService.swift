@@ -11,11 +11,17 @@ struct ClickFlushService: Service {
     let logger: Logger
 
     func run() async throws {
+        await Self.repeating(every: interval) { await flush() }
+    }
+
+    /// Runs `work` every `interval` until graceful shutdown (which cuts the wait short), then once more: the loop of
+    /// the flushing services.
+    static func repeating(every interval: Duration, _ work: () async -> Void) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            await flush()
+            await work()
         }
-        await flush()
+        await work()
     }
 
     private func flush() async {
