@@ -136,7 +136,7 @@ struct ErrorTests {
         recorded[.storeUnavailable] = Recorded(status: 503, headers: ["Content-Type": "application/json"],
                                                body: #"{"error":{"code":"store_unavailable","message":"the store failed; retry later"}}"#)
 
-        for (code, answer) in recorded where answer.body.contains("\"code\":\"\(code.wireValue)\"") == false {
+        for (code, answer) in recorded where answer.body.contains("\"code\":\"\(code.rawValue)\"") == false {
             Issue.record("the daemon did not answer \(code): \(answer.status) \(answer.body)")
         }
         #expect(Set(recorded.keys) == Set(ServerErrorCode.known), "missing: \(Set(ServerErrorCode.known).subtracting(recorded.keys))")

@@ -60,7 +60,7 @@ struct ResolveJourneyTests {
             for url in app.urls {
                 for state in app.states {
                     let resolution = try await Self.resolveBothWays(daemon, client, url, state: state)
-                    outcomes[resolution.outcome.wireValue, default: 0] += 1
+                    outcomes[resolution.outcome.rawValue, default: 0] += 1
                     if !url.contains("zz") && !url.contains("/s/") {
                         #expect(resolution.app == app.app, "\(url) belongs to \(app.app)")
                     }

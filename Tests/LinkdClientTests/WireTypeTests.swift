@@ -33,14 +33,14 @@ struct WireTypeTests {
     @Test("every outcome and presentation the server spells decodes to a case the client names (not .other)")
     func enumSpellings() throws {
         for spelling in ServerSpellings.outcomes {
-            let outcome = Resolution.Outcome(wireValue: spelling)
+            let outcome = Resolution.Outcome(rawValue: spelling)
             if case .other = outcome { Issue.record("outcome \(spelling) is unknown to the client") }
-            #expect(outcome.wireValue == spelling)
+            #expect(outcome.rawValue == spelling)
         }
         for spelling in ServerSpellings.presentations {
-            let presentation = Presentation(wireValue: spelling)
+            let presentation = Presentation(rawValue: spelling)
             if case .other = presentation { Issue.record("presentation \(spelling) is unknown to the client") }
-            #expect(presentation.wireValue == spelling)
+            #expect(presentation.rawValue == spelling)
         }
         // A newer server's spelling is kept, not refused.
         let future = try JSONDecoder().decode(Resolution.self, from: Data(#"{"outcome":"teleport","params":{},"tabBarVisible":false,"stack":[],"returnTo":{},"presentation":"popover","newKey":1}"#.utf8))
@@ -52,7 +52,7 @@ struct WireTypeTests {
         let root = LinkdProcess.repositoryRoot
         let source = try String(contentsOf: root.appendingPathComponent("Sources/LinkdServer/Errors/APIError.swift"), encoding: .utf8)
         let serverCodes = Set(source.matches(of: /static let \w+ = Code\("([^"]+)"\)/).map { String($0.output.1) })
-        let clientCodes = Set(ServerErrorCode.known.map(\.wireValue))
+        let clientCodes = Set(ServerErrorCode.known.map(\.rawValue))
         #expect(serverCodes.count >= 18)
         #expect(serverCodes == clientCodes, "server only: \(serverCodes.subtracting(clientCodes).sorted()); client only: \(clientCodes.subtracting(serverCodes).sorted())")
         let openapi = try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
@@ -60,8 +60,8 @@ struct WireTypeTests {
         let documentedCodes = Set(documented.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         #expect(documentedCodes.isSubset(of: clientCodes), "\(documentedCodes.subtracting(clientCodes).sorted())")
         for code in ServerErrorCode.known {
-            #expect(ServerErrorCode(wireValue: code.wireValue) == code)
+            #expect(ServerErrorCode(rawValue: code.rawValue) == code)
         }
-        #expect(ServerErrorCode(wireValue: "brand_new") == .other("brand_new"))
+        #expect(ServerErrorCode(rawValue: "brand_new") == .other("brand_new"))
     }
 }

@@ -1,6 +1,6 @@
 /// The machine code of an error answer, `{"error": {"code", "message"}}`: every code the server sends
 /// (`docs/openapi.yaml`, the server's `APIError.Code`), and `other` for one a newer server may add.
-public enum ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
+public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// 400: malformed JSON, an unknown or missing field, a bad query parameter.
     case badRequest
     /// 401: no API key, or one that is unknown or revoked.
@@ -48,7 +48,7 @@ public enum ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// The code as the server spells it.
-    public var wireValue: String {
+    public var rawValue: String {
         switch self {
         case .badRequest: "bad_request"
         case .unauthorized: "unauthorized"
@@ -73,10 +73,10 @@ public enum ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The code the server's spelling names (`other` for one this client does not know).
-    public init(wireValue: String) {
-        self = Self.known.first { $0.wireValue == wireValue } ?? .other(wireValue)
+    public init(rawValue: String) {
+        self = Self.known.first { $0.rawValue == rawValue } ?? .other(rawValue)
     }
 
     /// The server's spelling.
-    public var description: String { wireValue }
+    public var description: String { rawValue }
 }

@@ -74,7 +74,7 @@ struct Exchange: Sendable {
             throw .unexpectedResponse(status: http.statusCode, reason: "not the API's error JSON: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
         throw .server(ServerError(
-            status: http.statusCode, code: ServerErrorCode(wireValue: body.error.code), message: body.error.message,
+            status: http.statusCode, code: ServerErrorCode(rawValue: body.error.code), message: body.error.message,
             retryAfter: (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Self.retryAfter)))
     }
 

@@ -8,7 +8,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The most time spent waiting between attempts, over one call.
     public var maxTotalWait: Duration
     /// The wait before the first retry of a failure that names none (a lost connection, a 503 without
-    /// `Retry-After`); doubled for each later one.
+    /// `Retry-After`); doubled for each later one, plus up to a quarter more at random, so that many apps failed by
+    /// one outage do not come back at the same instant.
     public var initialBackoff: Duration
 
     /// - Parameters: see the properties. Defaults: 3 attempts, 10 s of waiting, 250 ms first backoff.
@@ -37,7 +38,9 @@ public struct RetryPolicy: Sendable, Hashable {
     func delay(after error: LinkdClientError, attempt: Int, waited: Duration, safety: Safety) -> Duration? {
         guard attempt < maxAttempts, Self.isRetryable(error, safety: safety) else { return nil }
         let backoff = initialBackoff * (1 << min(attempt - 1, 16))
-        let wait = error.serverError?.retryAfter ?? backoff
+        let jitter = Duration.nanoseconds(Int64(Double(backoff.components.seconds * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
+                                                * Double.random(in: 0...0.25)))
+        let wait = error.serverError?.retryAfter ?? backoff + jitter
         guard waited + wait <= maxTotalWait else { return nil }
         return wait
     }

@@ -60,8 +60,9 @@ public struct Resolution: Codable, Sendable, Hashable {
         self.problem = problem
     }
 
-    /// What kind of answer a resolution is.
-    public enum Outcome: Sendable, Hashable, Codable {
+    /// What kind of answer a resolution is; encoded and decoded as its server spelling (`RawRepresentable`'s
+    /// `Codable`).
+    public enum Outcome: RawRepresentable, Sendable, Hashable, Codable {
         /// Open `route`.
         case route
         /// The state may not open the target: show `route` (the intercept screen); `intercept` holds the target.
@@ -74,7 +75,7 @@ public struct Resolution: Codable, Sendable, Hashable {
         case other(String)
 
         /// The outcome as the server spells it.
-        public var wireValue: String {
+        public var rawValue: String {
             switch self {
             case .route: "route"
             case .intercept: "intercept"
@@ -85,25 +86,14 @@ public struct Resolution: Codable, Sendable, Hashable {
         }
 
         /// The outcome the server's spelling names.
-        public init(wireValue: String) {
-            switch wireValue {
+        public init(rawValue: String) {
+            switch rawValue {
             case "route": self = .route
             case "intercept": self = .intercept
             case "notFound": self = .notFound
             case "linkUnavailable": self = .linkUnavailable
-            default: self = .other(wireValue)
+            default: self = .other(rawValue)
             }
-        }
-
-        /// Decodes the server's string.
-        public init(from decoder: any Decoder) throws {
-            self.init(wireValue: try decoder.singleValueContainer().decode(String.self))
-        }
-
-        /// Encodes the server's string.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(wireValue)
         }
     }
 
@@ -193,7 +183,8 @@ public struct RouteTarget: Codable, Sendable, Hashable {
 }
 
 /// How a route is shown, as the app's manifest says.
-public enum Presentation: Sendable, Hashable, Codable {
+/// Encoded and decoded as its server spelling (`RawRepresentable`'s `Codable`); an unknown one is kept as `other`.
+public enum Presentation: RawRepresentable, Sendable, Hashable, Codable {
     /// The root of a tab or of the app.
     case root
     /// Pushed on the navigation stack.
@@ -216,7 +207,7 @@ public enum Presentation: Sendable, Hashable, Codable {
     case other(String)
 
     /// The presentation as the server spells it (`sheet.medium`, …).
-    public var wireValue: String {
+    public var rawValue: String {
         switch self {
         case .root: "root"
         case .push: "push"
@@ -232,8 +223,8 @@ public enum Presentation: Sendable, Hashable, Codable {
     }
 
     /// The presentation the server's spelling names.
-    public init(wireValue: String) {
-        switch wireValue {
+    public init(rawValue: String) {
+        switch rawValue {
         case "root": self = .root
         case "push": self = .push
         case "overlay": self = .overlay
@@ -243,7 +234,7 @@ public enum Presentation: Sendable, Hashable, Codable {
         case "fullScreen": self = .fullScreen
         case "sheet.medium": self = .sheetMedium
         case "sheet.large": self = .sheetLarge
-        default: self = .other(wireValue)
+        default: self = .other(rawValue)
         }
     }
 
@@ -253,16 +244,5 @@ public enum Presentation: Sendable, Hashable, Codable {
         case .root, .push, .overlay: false
         default: true
         }
-    }
-
-    /// Decodes the server's string.
-    public init(from decoder: any Decoder) throws {
-        self.init(wireValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes the server's string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(wireValue)
     }
 }
