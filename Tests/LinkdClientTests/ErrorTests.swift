@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LinkdClient
 import LinkdTestSupport
 import Testing
@@ -11,7 +14,7 @@ import Testing
 struct ErrorTests {
     /// The server error `body` throws, or a recorded issue.
     static func serverError(_ context: String, _ body: () async throws(LinkdClientError) -> some Any) async -> ServerError? {
-        do {
+        do throws(LinkdClientError) {
             _ = try await body()
             Issue.record("\(context): no error")
         } catch {
@@ -72,13 +75,13 @@ struct ErrorTests {
         #expect(badParams?.status == 422 && badParams?.code == .badParams && badParams?.message.contains("flowId") == true)
 
         // Refused before anything is sent.
-        do {
+        do throws(LinkdClientError) {
             _ = try await LinkdClient(baseURL: daemon.baseURL).createShareLink(params: flow)
             Issue.record("no key: no error")
         } catch {
             guard case .invalidRequest = error else { Issue.record("\(error)"); return }
         }
-        do {
+        do throws(LinkdClientError) {
             _ = try await client.shareLink(id: "../admin/keys")
             Issue.record("a path in an id: no error")
         } catch {
@@ -164,8 +167,8 @@ struct ErrorTests {
     /// 409: retiring the app's active key (an admin call).
     static func recordConflict(_ daemon: ClientDaemon) async throws -> Recorded {
         let keys = try await TestHTTP.send("GET", daemon.daemon.baseURL + "/v1/admin/keys?app=handz", bearer: daemon.adminKey)
-        let list = (try JSONSerialization.jsonObject(with: keys.body) as? [String: Any])?["keys"] as? [[String: Any]]
-            ?? (try JSONSerialization.jsonObject(with: keys.body) as? [[String: Any]]) ?? []
+        let parsed = try JSONSerialization.jsonObject(with: keys.body)
+        let list = (parsed as? [String: Any])?["keys"] as? [[String: Any]] ?? parsed as? [[String: Any]] ?? []
         let active = try #require(list.first { $0["state"] as? String == "active" }?["kid"] as? Int, "\(String(decoding: keys.body, as: UTF8.self))")
         return record(try await TestHTTP.send("POST", daemon.daemon.baseURL + "/v1/admin/keys/handz/\(active)/retire", bearer: daemon.adminKey))
     }

@@ -78,7 +78,16 @@ struct ResolveJourneyTests {
         defer { daemon.stop() }
         for app in try SeedApp.all() {
             let client = daemon.client(apiKey: try await daemon.clientKey(app: app.app))
-            #expect(!app.shareables.isEmpty, "\(app.app) shares something")
+            if app.shareables.isEmpty {
+                // The story app shares nothing (seed 003): a link is refused, typed.
+                do throws(LinkdClientError) {
+                    _ = try await client.createShareLink(route: "Home", params: [:])
+                    Issue.record("\(app.app) made a share link")
+                } catch {
+                    #expect(error.serverError.map { (400..<500).contains($0.status) } == true, "\(error)")
+                }
+                #expect(app.app == "story", "only the story app shares nothing")
+            }
             for shareable in app.shareables {
                 let created = try await client.createShareLink(route: shareable.route, params: shareable.params, ttl: .seconds(3600), title: "t")
                 #expect(created.app == app.app && created.url.absoluteString.contains("/s/\(created.token)"))

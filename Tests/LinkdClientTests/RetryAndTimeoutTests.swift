@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LinkdClient
 import LinkdTestSupport
 import Testing
@@ -30,7 +33,7 @@ struct RetryAndTimeoutTests {
 
         // No retries: the 429 itself, with its Retry-After.
         let impatient = daemon.client(configuration: .init(retry: .never))
-        do {
+        do throws(LinkdClientError) {
             _ = try await impatient.resolve(Self.url, state: "free")
             Issue.record("no 429")
         } catch {
@@ -42,7 +45,7 @@ struct RetryAndTimeoutTests {
         _ = try await impatient.resolve(Self.url, state: "free")
         let budgeted = daemon.client(configuration: .init(retry: RetryPolicy(maxAttempts: 5, maxTotalWait: .milliseconds(500))))
         let budgetStart = ContinuousClock.now
-        do {
+        do throws(LinkdClientError) {
             _ = try await budgeted.resolve(Self.url, state: "free")
             Issue.record("no 429")
         } catch {
@@ -84,7 +87,7 @@ struct RetryAndTimeoutTests {
         let claims = try ScriptedServer { _ in unavailable }
         defer { claims.stop() }
         let claimer = LinkdClient(baseURL: claims.baseURL, session: URLSession(configuration: .ephemeral))
-        do {
+        do throws(LinkdClientError) {
             _ = try await claimer.claim(code: "AAAAAAAAAAAAAAAAAAAAAA", state: "signedOut")
             Issue.record("no error")
         } catch {
@@ -100,7 +103,7 @@ struct RetryAndTimeoutTests {
         for (call, policy) in [("resolve", RetryPolicy(maxAttempts: 4)), ("claim", RetryPolicy(maxAttempts: 3))] {
             let before = limited.requests.count
             let client = LinkdClient(baseURL: limited.baseURL, session: URLSession(configuration: .ephemeral), configuration: .init(retry: policy))
-            do {
+            do throws(LinkdClientError) {
                 if call == "resolve" { _ = try await client.resolve(Self.url, state: "free") } else {
                     _ = try await client.claim(code: "AAAAAAAAAAAAAAAAAAAAAA", state: "signedOut")
                 }
@@ -119,7 +122,7 @@ struct RetryAndTimeoutTests {
         let once = LinkdClient(baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
                                configuration: .init(timeout: .milliseconds(500), retry: .never))
         var start = ContinuousClock.now
-        do {
+        do throws(LinkdClientError) {
             _ = try await once.resolve(Self.url, state: "free")
             Issue.record("no timeout")
         } catch {
@@ -132,7 +135,7 @@ struct RetryAndTimeoutTests {
         let twice = LinkdClient(baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
                                 configuration: .init(timeout: .milliseconds(500), retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(100))))
         start = ContinuousClock.now
-        do {
+        do throws(LinkdClientError) {
             _ = try await twice.resolve(Self.url, state: "free")
             Issue.record("no timeout")
         } catch {
@@ -142,7 +145,7 @@ struct RetryAndTimeoutTests {
         #expect(waited >= 1.0 && waited < 5, "\(waited) s: two attempts of 0.5 s and a 0.1 s backoff")
         #expect(server.requests.count == 3)
 
-        do {
+        do throws(LinkdClientError) {
             _ = try await twice.claim(code: "AAAAAAAAAAAAAAAAAAAAAA", state: "signedOut")
             Issue.record("no timeout")
         } catch {
@@ -158,7 +161,7 @@ struct RetryAndTimeoutTests {
         server.stop()
         let client = LinkdClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, session: URLSession(configuration: .ephemeral),
                                  configuration: .init(timeout: .seconds(2), retry: .never))
-        do {
+        do throws(LinkdClientError) {
             _ = try await client.resolve(Self.url, state: "free")
             Issue.record("no error")
         } catch {

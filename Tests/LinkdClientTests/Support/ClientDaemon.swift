@@ -16,7 +16,6 @@ final class ClientDaemon: Sendable {
     /// `--config`.
     init(configuration: String = "rateLimitPerSecond: 0\n") throws {
         let dir = temporaryDataDir()
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let config = dir + ".yaml"
         try configuration.write(toFile: config, atomically: true, encoding: .utf8)
         daemon = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])

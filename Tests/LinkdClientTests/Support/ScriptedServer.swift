@@ -28,7 +28,8 @@ final class ScriptedServer: @unchecked Sendable {
     /// Starts listening; `script` is asked what to do with each request.
     init(_ script: @escaping @Sendable (Int) -> Reply) throws {
         self.script = script
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = ipv4Address(host: "127.0.0.1", port: 0)

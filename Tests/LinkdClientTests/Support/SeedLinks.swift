@@ -47,7 +47,7 @@ struct SeedApp: Sendable {
                 for variant in pattern.expanded {
                     let path = variant.map { segment -> String in
                         switch segment {
-                        case .literal(let literal): literal
+                        case .literal(let literal): return literal
                         case .param(let name, let type):
                             params[name] = AppleLinkCandidates.sample(type)
                             return AppleLinkCandidates.sample(type)
