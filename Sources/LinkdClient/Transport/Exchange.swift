@@ -47,7 +47,9 @@ struct Exchange: Sendable {
     private func attemptOnce(_ request: URLRequest) async throws(LinkdClientError) -> Data {
         let limit = configuration.timeout
         var request = request
-        request.timeoutInterval = Self.seconds(limit)
+        // URLSession's own idle limit only backs up `within` (which cancels the task at the limit): in whole seconds
+        // and a second over, since swift-corelibs-foundation truncates it to whole seconds (0.5 s would fire at once).
+        request.timeoutInterval = (Self.seconds(limit) + 1).rounded(.up)
         let outcome: Result<(Data, URLResponse), LinkdClientError>
         do {
             outcome = .success(try await Self.within(limit) { [session, request] in try await session.data(for: request) })
