@@ -59,6 +59,10 @@ public func buildServer(
     let metrics = ServerMetrics()
     metrics.setRevocationSetSize(store.revocations.count)
     let clicks = ClickBuffer()
+    // Issue 19's analytics: events counted in memory on the request path, written by `StatsFlushService`.
+    let statsBuffer = StatsBuffer()
+    let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: bootstrap.router.manifests.map(\.app))
+    let analytics = ShareAnalytics(buffer: statsBuffer, metrics: analyticsMetrics)
     let links = LinkService(
         store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
         defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
@@ -92,6 +96,7 @@ public func buildServer(
     ).register(on: router)
     let pages: SharePages<ReadyResponse>
     let wellKnown: WellKnownFiles
+    let claimPages: ClaimPageRenderer
     do {
         pages = try SharePages(
             router: bootstrap.router,
@@ -99,19 +104,25 @@ public func buildServer(
             previewWait: .milliseconds(configuration.previewWaitMilliseconds), maxOriginFetches: configuration.maxOriginFetches,
             makePage: ReadyResponse.init(page:))
         wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
+        claimPages = try ClaimPageRenderer(directory: configuration.templatesDir)
     } catch let error as PageError {
         throw ConfigurationError(message: "templates: \(error)")
     } catch let error as WellKnownError {
         throw ConfigurationError(message: error.message)
     }
     let deletions = LinkDeletions(store: store, logger: logger)
-    let shareRoutes = ShareRoutes(links: links, pages: pages, deletions: deletions)
+    let shareRoutes = ShareRoutes(links: links, pages: pages, deletions: deletions, analytics: analytics)
     // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
     let hotRoutes = HotRouteTable(
         routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter, metrics: metrics,
         requestLog: logger.logLevel <= .debug ? logger : nil)
     hotRoutes.register(on: router)
     WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
+    // Deferred deep links (store redirects with claim codes, claims) and per-link/app stats.
+    DeferredRoutes(deferred: DeferredLinks(
+        links: links, pages: pages, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
+    )).register(on: router)
+    StatsRoutes(links: links, auth: auth).register(on: router)
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
     router.add(middleware: AppLinkPagesMiddleware(
@@ -122,6 +133,9 @@ public func buildServer(
 
     let flusher = ClickFlushService(
         buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+    let statsFlusher = StatsFlushService(
+        buffer: statsBuffer, store: store, metrics: analyticsMetrics,
+        interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
     // The hot routes answered on the event loop when memory has all they need.
     let fastRoutes = configuration.fastPath ? hotRoutes : nil
     let serverName = "linkd"
@@ -146,7 +160,7 @@ public func buildServer(
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)] + ops,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), statsFlusher, flusher, deletions, OriginFetchService(fetches: pages.fetches)] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

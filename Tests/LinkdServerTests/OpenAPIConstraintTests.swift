@@ -184,6 +184,7 @@ struct OpenAPIConstraintTests {
                 ("/v1/resolve", "/v1/resolve", nil, ["url": "handz://library"]),
                 ("/v1/resolve/ics", "/v1/resolve/ics", nil, [:]),
                 ("/v1/admin/audit", "/v1/admin/audit", api.adminKey, [:]),
+                ("/v1/apps/{app}/stats", "/v1/apps/handz/stats", api.adminKey, [:]),
             ]
             let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
             for (template, path, key, base) in operations {
@@ -225,6 +226,7 @@ struct OpenAPIConstraintTests {
                 ("/v1/admin/keys/{app}/rotate", "/v1/admin/keys/handz/rotate", api.adminKey, "application/json", "{"),
                 ("/v1/admin/revocations", "/v1/admin/revocations", api.adminKey, "application/json", #"{"app":"handz","owner":"u1""#),
                 ("/v1/admin/api-keys", "/v1/admin/api-keys", api.adminKey, "application/json", #"{"kind":"admin","label":"l""#),
+                ("/v1/claims/{code}", "/v1/claims/\(String(repeating: "C", count: 22))", nil, "application/json", #"{"state":"free""#),
             ]
             for (template, path, key, mediaType, start) in operations {
                 let body = try Self.operation(document, "post", template)["requestBody"] as? [String: Any]

@@ -129,6 +129,7 @@ struct OpenAPITests {
             expectStatus(try await check.call(.post, "/v1/resolve", raw: longURL, contentType: "application/json"), 413)
             expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 200)
             expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 200)
+            try await Self.exerciseDeferred(check, api: api, client: client, admin: admin, id: id, token: token)
             expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
             let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
             #expect(unavailable.string("outcome") == "linkUnavailable")
@@ -224,6 +225,7 @@ struct OpenAPITests {
                 expectStatus(reply, 503)
                 #expect(reply.errorCode == "store_unavailable")
             }
+            try await Self.exerciseDeferredWithoutStore(check)
             // /readyz answers from one ping a second: it turns within about a second.
             var notReady = try await check.call(.get, "/readyz")
             for _ in 0..<30 where notReady.status == 200 {
@@ -273,6 +275,7 @@ struct OpenAPITests {
             expectStatus(try await check.call(.post, "/v1/resolve/ics", raw: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", contentType: "text/calendar"), 429)
             expectStatus(try await check.call(.get, "/s/AAAA", template: "/s/{token}"), 429)
             expectStatus(try await check.call(.get, "/s/AAAA/qr.svg", template: "/s/{token}/qr.svg"), 429)
+            try await Self.exerciseDeferredLimits(check, api: api)
             seen.add(check.statuses)
         }
 
@@ -287,6 +290,7 @@ struct OpenAPITests {
     /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).
     static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
         [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
+            + [(.get, "/v1/links/\(linkID)/stats", "/v1/links/{id}/stats"), (.get, "/v1/apps/handz/stats", "/v1/apps/{app}/stats")]
             + adminOperations(kid: kid, apiKeyID: apiKeyID)
     }
 

@@ -52,6 +52,10 @@ enum Migrations {
                 t.column("detail", .text).notNull()
             }
         }
+        // Issue 19: deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
+        migrator.registerMigration("deferred-v1") { db in
+            for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

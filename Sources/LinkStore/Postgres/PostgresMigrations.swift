@@ -37,6 +37,7 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX changes_version ON changes (version)",
         ]),
+        ("deferred-v1", DeferredSchema.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

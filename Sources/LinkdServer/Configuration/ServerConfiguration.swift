@@ -46,6 +46,8 @@ import TokenSigning
 /// - `trustedProxies` / `LINKD_TRUSTED_PROXIES` (comma-separated) — [String] — `[]`: addresses or CIDR networks
 ///   of the reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (nobody else's are believed).
 /// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
+/// - `claimTTLSeconds`, `claimCodesPerMinute`, `maxLiveClaimCodes`, `claimAttemptsPerMinute` — deferred deep links'
+///   claim codes (`ServerConfiguration+Claims.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -81,6 +83,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var opsHost: String?
     /// The ops listener's port; nil (the default): no ops listener, everything on the public one.
     public var opsPort: Int?
+    /// How long a claim code of a deferred deep link can be claimed, seconds (`ServerConfiguration+Claims.swift`).
+    public var claimTTLSeconds: Int = 7_200
+    /// Claim codes one address may have made per minute; past it store redirects go without one.
+    public var claimCodesPerMinute: Double = 10
+    /// The most unexpired claim codes the store holds; past it store redirects go without one.
+    public var maxLiveClaimCodes: Int = 1_000_000
+    /// Claims (`POST /v1/claims/{code}`) one address may try per minute; past it: 429.
+    public var claimAttemptsPerMinute: Double = 20
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -151,6 +161,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             headTimeoutSeconds, bodyTimeoutSeconds, idleTimeoutSeconds, writeTimeoutSeconds, maxConnections,
             maxConnectionsPerClient, trustedProxies
         case opsHost, opsPort
+        case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, claimAttemptsPerMinute
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -186,6 +197,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .trustedProxies: trustedProxies = try value.strings()
         case .opsHost: opsHost = value.isNull ? nil : try value.string()
         case .opsPort: opsPort = value.isNull ? nil : try value.int()
+        case .claimTTLSeconds: claimTTLSeconds = try value.int()
+        case .claimCodesPerMinute: claimCodesPerMinute = try value.double()
+        case .maxLiveClaimCodes: maxLiveClaimCodes = try value.int()
+        case .claimAttemptsPerMinute: claimAttemptsPerMinute = try value.double()
         }
     }
 }
@@ -329,6 +344,7 @@ extension ServerConfiguration {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
         try validateOps()
+        try validateClaims()
     }
 }
 

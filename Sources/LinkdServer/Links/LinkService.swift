@@ -282,7 +282,8 @@ final class LinkService: Sendable {
         return try await view(of: record, now: now)
     }
 
-    private func existing(id: String, caller: Caller) async throws -> LinkRecord {
+    /// The stored link `id` if `caller` may see it; else 404, the same whether it does not exist or is another app's.
+    func existing(id: String, caller: Caller) async throws -> LinkRecord {
         guard LinkID(hex: id) != nil, let record = try await Self.storing({ try await store.link(id: id) }) else {
             throw LinkError(.notFound, "no link \(id.prefix(64))")
         }

@@ -81,7 +81,8 @@ final class ResolveRoutes: Sendable {
         links.resolveInMemory(url: query.url, state: query.state, app: query.app).map { .json($0.jsonBytes()) }
     }
 
-    private static func name(_ value: String?, field: String) throws -> String? {
+    /// `value` checked as a `state` or `app` name: nil stays nil; 400 when empty or longer than `maxNameLength`.
+    static func name(_ value: String?, field: String) throws -> String? {
         guard let value else { return nil }
         guard !value.isEmpty, value.unicodeScalars.count <= maxNameLength else {
             throw APIError(.badRequest, .badRequest, "'\(field)' must be 1–\(maxNameLength) characters")

@@ -18,12 +18,15 @@ final class ShareRoutes: Sendable {
     let pages: SharePages<ReadyResponse>
     /// Where links whose origin answered 404/410 are reported, to be marked deleted.
     let deletions: LinkDeletions
+    /// Where each page shown is counted for the link's analytics (a click by platform, or a crawler's preview).
+    let analytics: ShareAnalytics?
 
     /// - Parameters: see the properties.
-    init(links: LinkService, pages: SharePages<ReadyResponse>, deletions: LinkDeletions) {
+    init(links: LinkService, pages: SharePages<ReadyResponse>, deletions: LinkDeletions, analytics: ShareAnalytics? = nil) {
         self.links = links
         self.pages = pages
         self.deletions = deletions
+        self.analytics = analytics
     }
 
     /// `GET /s/{token}/qr.svg`: the QR code of an active link's share URL; the unavailable text (410/404) otherwise.
@@ -81,6 +84,7 @@ final class ShareRoutes: Sendable {
                 return landing.page
             }
             if countsClick, !client.isCrawler { links.clicks.record(linkID: target.linkID) }
+            if countsClick { analytics?.recordOpen(linkID: target.linkID, app: app, client: client) }
             page = landing.page
         case .unavailable:
             page = pages.gonePage(app: app)

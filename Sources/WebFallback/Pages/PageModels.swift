@@ -39,6 +39,12 @@ public struct AppPageInfo: Sendable, Equatable {
     public var playStoreURL: String? {
         androidPackage.map { "https://play.google.com/store/apps/details?id=\(PageURL.queryEscaped($0))" }
     }
+
+    /// The Google Play page with an install referrer the app reads once after install (Play Install Referrer API):
+    /// `&referrer=` the URL-encoded `referrer` (`linkd_claim=<code>`).
+    public func playStoreURL(referrer: String) -> String? {
+        playStoreURL.map { "\($0)&referrer=\(PageURL.queryEscaped(referrer))" }
+    }
 }
 
 /// A shared item's preview, from the app's origin.
@@ -91,6 +97,9 @@ public struct LandingPage: Sendable, Equatable {
     public var preview: Preview?
     /// The headline without a preview; nil: "Shared from <App>".
     public var title: String?
+    /// Where the store buttons go through linkd for a deferred deep link (`<share URL>/install`, to which
+    /// `/ios` or `/android` is added); nil: straight to the stores (a page without a share token).
+    public var installBaseURL: String?
 
     /// - Parameters: see the properties.
     public init(

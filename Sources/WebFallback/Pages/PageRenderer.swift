@@ -159,13 +159,13 @@ public struct PageRenderer: Sendable {
         }
         if let id = app.appStoreID {
             context["appStoreID"] = id
-            context["appStoreURL"] = app.appStoreURL
+            context["appStoreURL"] = page.installBaseURL.map { $0 + "/ios" } ?? app.appStoreURL
             // The Smart App Banner hands the share URL to the app when it is installed.
             context["smartBanner"] = "app-id=\(id), app-argument=\(page.shareURL)"
         }
         if let package = app.androidPackage {
             context["androidPackage"] = package
-            context["playStoreURL"] = app.playStoreURL
+            context["playStoreURL"] = page.installBaseURL.map { $0 + "/android" } ?? app.playStoreURL
         }
         if let customURL = page.customSchemeURL { context["appLinkURL"] = customURL }
         if client == .android, let intent = androidIntentURL(page) { context["openURL"] = intent }
@@ -206,7 +206,7 @@ public struct PageRenderer: Sendable {
             let customURL = page.customSchemeURL, customURL.lowercased().hasPrefix(scheme.lowercased() + "://")
         else { return nil }
         let rest = customURL.dropFirst(scheme.count + 3)
-        let fallback = PageURL.queryEscaped(page.app.playStoreURL ?? page.shareURL)
+        let fallback = PageURL.queryEscaped(page.installBaseURL.map { $0 + "/android" } ?? page.app.playStoreURL ?? page.shareURL)
         return "intent://\(rest)#Intent;scheme=\(scheme);package=\(package);S.browser_fallback_url=\(fallback);end"
     }
 }

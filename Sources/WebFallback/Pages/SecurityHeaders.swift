@@ -16,6 +16,12 @@ public enum SecurityHeaders {
         ("Cache-Control", "no-store"),
     ]
 
+    /// The security headers of the iOS claim page: the pages' own, with one addition to the policy, `script-src
+    /// 'self'`, so that `/static/claim.js` (and no inline script, no other origin) may run its copy button.
+    public static let claimPage: [(name: String, value: String)] = page.map { header in
+        header.name == "Content-Security-Policy" ? (header.name, contentSecurityPolicy + "; script-src 'self'") : header
+    }
+
     /// Headers for the QR SVG (`image/svg+xml`, no script possible inside, never cached: revocation bites).
     public static let svg: [(name: String, value: String)] = [
         ("Content-Type", "image/svg+xml"),

@@ -84,9 +84,11 @@ public final class SharePages<Page: Sendable>: Sendable {
         }
         if preview == nil, let title = title(), !title.isEmpty { preview = Preview(title: title) }
         let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
-        let page = LandingPage(
+        var page = LandingPage(
             manifest, url: shareURL, customSchemeURL: Self.customSchemeURL(manifest, shareURL: shareURL), client: client,
             preview: preview)
+        // The store buttons go through linkd's store redirect, which makes the claim code of a deferred deep link.
+        if manifest.share?.path == "/s/:token" { page.installBaseURL = shareURL + "/install" }
         let ready = makePage(renderer.landing(page, for: client))
         // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
         if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }

@@ -31,7 +31,7 @@ final class FaultInjectingBackend: StoreBackend {
         set { current.withLock { $0 = newValue } }
     }
 
-    private func check() throws {
+    func check() throws {
         if case .unavailable = fault { throw LinkStoreError(.storage, "injected: the database does not answer") }
     }
 

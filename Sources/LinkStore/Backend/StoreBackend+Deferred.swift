@@ -1,0 +1,29 @@
+public import Foundation
+
+// The tables of deferred deep links (claim codes) and of per-link daily analytics, composed into `StoreBackend`.
+
+/// Live claim codes: made by a store redirect, claimed once by the app, expired by the sweep.
+public protocol ClaimTable: Sendable {
+    /// Stores a new claim unless `maxLive` unexpired claims exist already (then nothing is written and it answers
+    /// false). Codes are 128 random bits: a lookup key that exists is a failure of the random source, a `conflict`.
+    func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool
+    /// Takes the unexpired claim with this lookup key out of the store, so that exactly one caller ever gets it (on
+    /// a shared store too); nil when there is none (never made, claimed already, or expired).
+    func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord?
+    /// Deletes the claims expired at `now` and adds each to its link's `claims_expired` of the day it expired, in one
+    /// transaction (on a shared store each is counted by exactly one instance). How many were expired, by app.
+    func expireClaims(now: Date) async throws -> [String: Int]
+}
+
+/// Per-link daily counters: clicks by platform, previews, installs, claims. No address or user agent is stored.
+public protocol LinkStatsTable: Sendable {
+    /// Adds counted events to the day rows (instances sharing the store add to the same rows).
+    func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws
+    /// A link's non-zero day rows from `from` to `to` (inclusive), oldest first.
+    func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
+    /// An app's counters summed over its links per day, from `from` to `to` (inclusive), oldest first.
+    func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
+    /// An app's links with the most clicks from `from` to `to` (inclusive), at most `limit`, most clicked first
+    /// (ties by link id).
+    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals]
+}

@@ -1,0 +1,124 @@
+public import Foundation
+import GRDB
+
+// Claim codes and per-link daily counters on SQLite (`DeferredSchema`). Times are whole seconds since 1970.
+extension SQLiteBackend {
+    // MARK: Claims
+
+    /// Stores a new claim unless `maxLive` unexpired claims exist (false, nothing written).
+    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
+        try await write { db in
+            let live = try Int.fetchOne(db, sql: "SELECT count(*) FROM claim_codes WHERE expires > ?", arguments: [Self.seconds(now)]) ?? 0
+            guard live < maxLive else { return false }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM claim_codes WHERE lookupKey = ?", arguments: [claim.lookupKey]) == true {
+                throw LinkStoreError(.conflict, "a claim with this lookup key exists")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO claim_codes (lookupKey, linkId, app, platform, sealedToken, created, expires)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [claim.lookupKey, claim.linkID, claim.app, claim.platform, claim.sealedToken,
+                            Self.seconds(claim.created), Self.seconds(claim.expires)])
+            return true
+        }
+    }
+
+    /// Takes the unexpired claim with this lookup key out of the store (one writer: read and delete in one
+    /// transaction); nil when there is none.
+    public func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try await write { db -> ClaimRecord? in
+            guard let row = try Row.fetchOne(
+                db, sql: """
+                    SELECT lookupKey, linkId, app, platform, sealedToken, created, expires FROM claim_codes
+                    WHERE lookupKey = ? AND expires > ?
+                    """, arguments: [lookupKey, Self.seconds(now)])
+            else { return nil }
+            try db.execute(sql: "DELETE FROM claim_codes WHERE lookupKey = ?", arguments: [lookupKey])
+            return ClaimRecord(
+                lookupKey: row["lookupKey"], linkID: row["linkId"], app: row["app"], platform: row["platform"],
+                sealedToken: row["sealedToken"], created: Self.date(row["created"]), expires: Self.date(row["expires"]))
+        }
+    }
+
+    /// Deletes up to `DeferredSchema.expiryBatch` expired claims and counts each as expired on its link's day.
+    public func expireClaims(now: Date) async throws -> [String: Int] {
+        try await write { db -> [String: Int] in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT lookupKey, linkId, app, expires FROM claim_codes WHERE expires <= ? LIMIT ?",
+                arguments: [Self.seconds(now), DeferredSchema.expiryBatch])
+            var expired: [LinkDayKey: LinkDayCounts] = [:]
+            var byApp: [String: Int] = [:]
+            for row in rows {
+                try db.execute(sql: "DELETE FROM claim_codes WHERE lookupKey = ?", arguments: [row["lookupKey"] as Data])
+                let key = LinkDayKey(linkID: row["linkId"], app: row["app"], day: StatsDay(Self.date(row["expires"])))
+                expired[key, default: LinkDayCounts()].claimsExpired += 1
+                byApp[key.app, default: 0] += 1
+            }
+            try Self.add(expired, db)
+            return byApp
+        }
+    }
+
+    // MARK: Daily counters
+
+    /// Adds counted events to the day rows.
+    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
+        guard !counts.isEmpty else { return }
+        try await write { db in try Self.add(counts, db) }
+    }
+
+    /// A link's day rows in the range, oldest first.
+    public func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await read { db in
+            try Self.days(db, sql: """
+                SELECT day, \(DeferredSchema.counters) FROM link_stats_daily WHERE linkId = ? AND day BETWEEN ? AND ? ORDER BY day
+                """, arguments: [linkID, from.number, to.number])
+        }
+    }
+
+    /// An app's counters per day in the range, oldest first.
+    public func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await read { db in
+            try Self.days(db, sql: """
+                SELECT day, \(DeferredSchema.summedCounters) FROM link_stats_daily WHERE app = ? AND day BETWEEN ? AND ?
+                GROUP BY day ORDER BY day
+                """, arguments: [app, from.number, to.number])
+        }
+    }
+
+    /// An app's most clicked links in the range.
+    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT linkId, \(DeferredSchema.summedCounters) FROM link_stats_daily WHERE app = ? AND day BETWEEN ? AND ?
+                GROUP BY linkId ORDER BY \(DeferredSchema.summedClicks) DESC, linkId LIMIT ?
+                """, arguments: [app, from.number, to.number, max(0, limit)]
+            ).map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
+        }
+    }
+
+    private static func add(_ counts: [LinkDayKey: LinkDayCounts], _ db: Database) throws {
+        let placeholders = Array(repeating: "?", count: LinkDayCounts.columns.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO link_stats_daily (linkId, day, app, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
+            \(DeferredSchema.addOnConflict)
+            """)
+        for (key, value) in counts where !value.isZero {
+            var arguments: StatementArguments = [key.linkID, key.day.number, key.app]
+            arguments += StatementArguments(value.values)
+            try statement.execute(arguments: arguments)
+        }
+    }
+
+    private static func days(_ db: Database, sql: String, arguments: StatementArguments) throws -> [(StatsDay, LinkDayCounts)] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in (StatsDay(number: row[0]), counts(row, from: 1)) }
+    }
+
+    private static func counts(_ row: Row, from start: Int) -> LinkDayCounts {
+        LinkDayCounts(values: (0..<LinkDayCounts.columns.count).map { (row[start + $0] as Int?) ?? 0 })
+    }
+
+    private static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+    private static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+}

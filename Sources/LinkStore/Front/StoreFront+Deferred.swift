@@ -1,0 +1,40 @@
+public import Foundation
+
+// Claim codes and daily counters: no memory of their own here (a claim must be taken from the database itself, so
+// that it is taken once across instances; counters are buffered by `StatsBuffer`), so these go straight through.
+extension StoreFront {
+    /// Stores a new claim unless `maxLive` unexpired claims exist; false when the cap is reached.
+    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date = Date()) async throws -> Bool {
+        try await backend.insertClaim(claim, maxLive: maxLive, now: now)
+    }
+
+    /// Takes the unexpired claim with this lookup key out of the store, once; nil when there is none.
+    public func redeemClaim(lookupKey: Data, now: Date = Date()) async throws -> ClaimRecord? {
+        try await backend.redeemClaim(lookupKey: lookupKey, now: now)
+    }
+
+    /// Deletes expired claims, counting them per link; how many, by app.
+    public func expireClaims(now: Date = Date()) async throws -> [String: Int] {
+        try await backend.expireClaims(now: now)
+    }
+
+    /// Adds counted events to the day rows (`StatsBuffer.flush`).
+    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
+        try await backend.addLinkStats(counts)
+    }
+
+    /// A link's non-zero day rows in the range, oldest first.
+    public func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await backend.linkStats(linkID: linkID, from: from, to: to)
+    }
+
+    /// An app's counters per day in the range, oldest first.
+    public func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await backend.appStatsByDay(app: app, from: from, to: to)
+    }
+
+    /// An app's most clicked links in the range, at most `limit`.
+    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
+        try await backend.appTopLinks(app: app, from: from, to: to, limit: limit)
+    }
+}

@@ -1,0 +1,142 @@
+public import Foundation
+import Logging
+import PostgresNIO
+
+// Claim codes and per-link daily counters on PostgreSQL (`DeferredSchema`), shared by every instance.
+extension PostgresBackend {
+    // MARK: Claims
+
+    /// Stores a new claim unless `maxLive` unexpired claims exist (false, nothing written). Instances inserting at
+    /// the same moment may pass the cap by the few rows in flight: it bounds the table, it is not a quota.
+    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
+        try await run("make a claim") { [client] in
+            let rows = try await client.query("""
+                INSERT INTO claim_codes (lookupkey, linkid, app, platform, sealedtoken, created, expires)
+                SELECT \(claim.lookupKey), \(claim.linkID), \(claim.app), \(claim.platform), \(claim.sealedToken),
+                  \(claim.created), \(claim.expires)
+                WHERE (SELECT count(*) FROM claim_codes WHERE expires > \(now)) < \(Int64(maxLive))
+                ON CONFLICT (lookupkey) DO NOTHING RETURNING 1
+                """)
+            return try await rows.collect().count == 1
+        }
+    }
+
+    /// Takes the unexpired claim with this lookup key out of the store: one `DELETE … RETURNING`, so of two
+    /// instances claiming at once exactly one gets the row. Nil when there is none.
+    public func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try await run("claim a code") { [client] in
+            let rows = try await client.query("""
+                DELETE FROM claim_codes WHERE lookupkey = \(lookupKey) AND expires > \(now)
+                RETURNING lookupkey, linkid, app, platform, sealedtoken, created, expires
+                """)
+            for try await (key, linkID, app, platform, sealed, created, expires)
+                in rows.decode((Data, String, String, String, Data, Date, Date).self)
+            {
+                return ClaimRecord(
+                    lookupKey: key, linkID: linkID, app: app, platform: platform, sealedToken: sealed, created: created,
+                    expires: expires)
+            }
+            return nil
+        }
+    }
+
+    /// Deletes up to `DeferredSchema.expiryBatch` expired claims and counts each as expired on its link's day, in
+    /// one statement: a row deleted by one instance is counted by that instance only.
+    public func expireClaims(now: Date) async throws -> [String: Int] {
+        try await run("expire claims") { [client] in
+            let rows = try await client.query("""
+                WITH gone AS (
+                  DELETE FROM claim_codes WHERE lookupkey IN (
+                    SELECT lookupkey FROM claim_codes WHERE expires <= \(now) LIMIT \(Int64(DeferredSchema.expiryBatch))
+                    FOR UPDATE SKIP LOCKED)
+                  RETURNING linkid, app, (floor(extract(epoch FROM expires) / 86400))::integer AS day),
+                counted AS (
+                  INSERT INTO link_stats_daily (linkid, day, app, claims_expired)
+                  SELECT linkid, day, min(app), count(*) FROM gone GROUP BY linkid, day
+                  \(unescaped: DeferredSchema.addOnConflict))
+                SELECT app, count(*) FROM gone GROUP BY app
+                """)
+            var byApp: [String: Int] = [:]
+            for try await (app, count) in rows.decode((String, Int64).self) { byApp[app] = Int(count) }
+            return byApp
+        }
+    }
+
+    // MARK: Daily counters
+
+    /// Adds counted events to the day rows in one statement (rows in key order, so that instances flushing at once
+    /// lock them in the same order).
+    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
+        let rows = counts.filter { !$0.value.isZero }
+            .sorted { ($0.key.linkID, $0.key.day.number) < ($1.key.linkID, $1.key.day.number) }
+        guard !rows.isEmpty else { return }
+        let ids = rows.map(\.key.linkID), days = rows.map { Int32($0.key.day.number) }, apps = rows.map(\.key.app)
+        let columns = (0..<LinkDayCounts.columns.count).map { index in rows.map { Int64($0.value.values[index]) } }
+        try await run("add link stats") { [client] in
+            var query = PostgresQuery(unsafeSQL: """
+                INSERT INTO link_stats_daily (linkid, day, app, \(DeferredSchema.counters))
+                SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], \
+                \((4..<(4 + columns.count)).map { "$\($0)::bigint[]" }.joined(separator: ", ")))
+                \(DeferredSchema.addOnConflict)
+                """)
+            try query.binds.append(ids, context: .default)
+            try query.binds.append(days, context: .default)
+            try query.binds.append(apps, context: .default)
+            for column in columns { try query.binds.append(column, context: .default) }
+            try await client.query(query)
+        }
+    }
+
+    /// A link's day rows in the range, oldest first.
+    public func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await run("read link stats") { [client] in
+            let rows = try await client.query("""
+                SELECT day, \(unescaped: DeferredSchema.counters) FROM link_stats_daily
+                WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) ORDER BY day
+                """)
+            return try await Self.days(rows)
+        }
+    }
+
+    /// An app's counters per day in the range, oldest first.
+    public func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try await run("read app stats") { [client] in
+            let rows = try await client.query("""
+                SELECT day, \(unescaped: DeferredSchema.summedCounters) FROM link_stats_daily
+                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY day ORDER BY day
+                """)
+            return try await Self.days(rows)
+        }
+    }
+
+    /// An app's most clicked links in the range.
+    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
+        try await run("read top links") { [client] in
+            let rows = try await client.query("""
+                SELECT linkid, \(unescaped: DeferredSchema.summedCounters) FROM link_stats_daily
+                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
+                GROUP BY linkid ORDER BY \(unescaped: DeferredSchema.summedClicks) DESC, linkid LIMIT \(Int64(max(0, limit)))
+                """)
+            var totals: [LinkTotals] = []
+            for try await row in rows {
+                let cells = Array(row)
+                totals.append(LinkTotals(linkID: try cells[0].decode(String.self), counts: try Self.counts(cells)))
+            }
+            return totals
+        }
+    }
+
+    private static func days(_ rows: PostgresRowSequence) async throws -> [(StatsDay, LinkDayCounts)] {
+        var days: [(StatsDay, LinkDayCounts)] = []
+        for try await row in rows {
+            let cells = Array(row)
+            days.append((StatsDay(number: Int(try cells[0].decode(Int32.self))), try counts(cells)))
+        }
+        return days
+    }
+
+    /// The counters of a row whose first cell is its key.
+    private static func counts(_ cells: [PostgresCell]) throws -> LinkDayCounts {
+        LinkDayCounts(values: try cells.dropFirst().map { Int(try $0.decode(Int64.self)) })
+    }
+}

@@ -1,0 +1,75 @@
+import Prometheus
+
+/// The Prometheus counters of issue 19, by app and platform, made once at start for every loaded app (so counting
+/// is a dictionary lookup and an atomic add; an app not loaded counts nothing):
+/// - `linkd_link_opens_total{app, platform}` — share pages shown to people (`ios`, `android`, `desktop`) and to
+///   link-preview crawlers (`preview`);
+/// - `linkd_store_redirects_total{app, platform}` — store redirects (`ios`, `android`);
+/// - `linkd_claims_total{app, outcome}` — claim codes `made`, `claimed`, `expired` (expired: counted by the
+///   instance whose sweep deleted them);
+/// - `linkd_claim_codes_withheld_total{reason}` — store redirects that went without a code: `rate_limited` (the
+///   address's codes per minute), `cap` (`maxLiveClaimCodes`), `store` (the store failed), `crawler`.
+final class AnalyticsMetrics: Sendable {
+    /// A share-page audience.
+    enum Audience: String, CaseIterable {
+        case ios, android, desktop, preview
+    }
+
+    /// What happened to a claim code.
+    enum ClaimOutcome: String, CaseIterable {
+        case made, claimed, expired
+    }
+
+    /// Why a store redirect went without a code.
+    enum Withheld: String, CaseIterable {
+        case rateLimited = "rate_limited", cap, store, crawler
+    }
+
+    private let opens: [String: [Audience: Counter]]
+    private let redirects: [String: [StorePlatform: Counter]]
+    private let claims: [String: [ClaimOutcome: Counter]]
+    private let withheld: [Withheld: Counter]
+
+    /// Counters for `apps` in `registry`.
+    init(registry: PrometheusCollectorRegistry, apps: [String]) {
+        var opens: [String: [Audience: Counter]] = [:]
+        var redirects: [String: [StorePlatform: Counter]] = [:]
+        var claims: [String: [ClaimOutcome: Counter]] = [:]
+        for app in apps {
+            for audience in Audience.allCases {
+                opens[app, default: [:]][audience] = registry.makeCounter(
+                    name: "linkd_link_opens_total", labels: [("app", app), ("platform", audience.rawValue)])
+            }
+            for platform in StorePlatform.allCases {
+                redirects[app, default: [:]][platform] = registry.makeCounter(
+                    name: "linkd_store_redirects_total", labels: [("app", app), ("platform", platform.rawValue)])
+            }
+            for outcome in ClaimOutcome.allCases {
+                claims[app, default: [:]][outcome] = registry.makeCounter(
+                    name: "linkd_claims_total", labels: [("app", app), ("outcome", outcome.rawValue)])
+            }
+        }
+        self.opens = opens
+        self.redirects = redirects
+        self.claims = claims
+        var withheld: [Withheld: Counter] = [:]
+        for reason in Withheld.allCases {
+            withheld[reason] = registry.makeCounter(name: "linkd_claim_codes_withheld_total", labels: [("reason", reason.rawValue)])
+        }
+        self.withheld = withheld
+    }
+
+    /// Counts a share page shown.
+    func recordOpen(app: String, _ audience: Audience) { opens[app]?[audience]?.increment() }
+
+    /// Counts a store redirect.
+    func recordStoreRedirect(app: String, _ platform: StorePlatform) { redirects[app]?[platform]?.increment() }
+
+    /// Counts `count` claim codes of `app` made, claimed or expired.
+    func recordClaims(app: String, _ outcome: ClaimOutcome, count: Int = 1) {
+        if count > 0 { claims[app]?[outcome]?.increment(by: Int64(count)) }
+    }
+
+    /// Counts a store redirect that went without a code.
+    func recordWithheld(_ reason: Withheld) { withheld[reason]?.increment() }
+}

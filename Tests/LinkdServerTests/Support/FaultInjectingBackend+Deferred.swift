@@ -1,0 +1,23 @@
+import Foundation
+import LinkStore
+
+// The claim and daily-counter tables (issue 19), forwarded like every other table until a fault is set.
+extension FaultInjectingBackend {
+    func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
+        try check(); return try await base.insertClaim(claim, maxLive: maxLive, now: now)
+    }
+    func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try check(); return try await base.redeemClaim(lookupKey: lookupKey, now: now)
+    }
+    func expireClaims(now: Date) async throws -> [String: Int] { try check(); return try await base.expireClaims(now: now) }
+    func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws { try check(); try await base.addLinkStats(counts) }
+    func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try check(); return try await base.linkStats(linkID: linkID, from: from, to: to)
+    }
+    func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
+        try check(); return try await base.appStatsByDay(app: app, from: from, to: to)
+    }
+    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
+        try check(); return try await base.appTopLinks(app: app, from: from, to: to, limit: limit)
+    }
+}
