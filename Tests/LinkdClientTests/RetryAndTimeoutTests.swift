@@ -154,6 +154,26 @@ struct RetryAndTimeoutTests {
         #expect(server.requests.count == 4, "a claim that timed out may have been spent: not retried")
     }
 
+    @Test("the caller's cancellation ends a call at once, and it is not retried")
+    func cancelled() async throws {
+        let server = try ScriptedServer { _ in .silence }
+        defer { server.stop() }
+        let client = LinkdClient(baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
+                                 configuration: .init(timeout: .seconds(20)))
+        let start = ContinuousClock.now
+        let call = Task { try await client.resolve(Self.url, state: "free") }
+        try await Task.sleep(for: .milliseconds(300))
+        call.cancel()
+        switch await call.result {
+        case .success: Issue.record("answered")
+        case .failure(let error):
+            guard case .transport(let code, _)? = error as? LinkdClientError else { Issue.record("\(error)"); break }
+            #expect(code == URLError.Code.cancelled.rawValue)
+        }
+        #expect(Self.elapsed(since: start) < 2, "ended at the cancellation, not at the 20 s limit")
+        #expect(server.requests.count <= 1)
+    }
+
     @Test("nothing listens: a transport error, not a hang")
     func nothingListens() async throws {
         let server = try ScriptedServer { _ in .silence }

@@ -30,7 +30,8 @@ struct Exchange: Sendable {
             } catch {
                 failure = error
             }
-            guard let delay = configuration.retry.delay(after: failure, attempt: attempt, waited: waited, safety: safety) else {
+            guard !Task.isCancelled,
+                  let delay = configuration.retry.delay(after: failure, attempt: attempt, waited: waited, safety: safety) else {
                 throw failure
             }
             do {
@@ -90,18 +91,25 @@ struct Exchange: Sendable {
         return .seconds(seconds)
     }
 
-    /// `body`'s value if it ends within `limit`; else `LinkdClientError.timedOut`, and `body` is cancelled (a
-    /// `URLSession` data task is cancelled with it). The caller's cancellation reaches `body` too.
+    /// `body`'s value if it ends within `limit`; else `LinkdClientError.timedOut` at the limit, and `body` is cancelled
+    /// (a `URLSession` data task is cancelled with it) but not awaited, so a loser slow to end cannot hold the caller
+    /// past the limit. The caller's cancellation ends the call at once, with `CancellationError`, and cancels `body`.
     static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw LinkdClientError.timedOut(limit)
+        let race = Race<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                race.arm(continuation, [
+                    Task {
+                        do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+                    },
+                    Task {
+                        guard (try? await Task.sleep(for: limit)) != nil else { return }
+                        race.finish(.failure(LinkdClientError.timedOut(limit)))
+                    },
+                ])
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw LinkdClientError.timedOut(limit) }
-            return first
+        } onCancel: {
+            race.finish(.failure(CancellationError()))
         }
     }
 
@@ -132,5 +140,44 @@ struct Exchange: Sendable {
             let message: String
         }
         let error: Detail
+    }
+}
+
+/// One attempt racing its time limit (and the caller's cancellation) for one continuation: the first to `finish`
+/// resumes it and cancels the racing tasks; the rest are ignored. A result that comes before the continuation is
+/// armed is kept and given to it when it is.
+final class Race<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var tasks: [Task<Void, Never>] = []
+    private var result: Result<T, any Error>?
+
+    /// Hands over the continuation and the racing tasks (started already: one may have finished).
+    func arm(_ continuation: CheckedContinuation<T, any Error>, _ tasks: [Task<Void, Never>]) {
+        let decided: Result<T, any Error>? = lock.withLock {
+            if let result { return result }
+            self.continuation = continuation
+            self.tasks = tasks
+            return nil
+        }
+        guard let decided else { return }
+        for task in tasks { task.cancel() }
+        continuation.resume(with: decided)
+    }
+
+    /// The first result wins; later ones are dropped.
+    func finish(_ outcome: Result<T, any Error>) {
+        let winner: (CheckedContinuation<T, any Error>?, [Task<Void, Never>])? = lock.withLock {
+            guard result == nil else { return nil }
+            result = outcome
+            defer {
+                continuation = nil
+                tasks = []
+            }
+            return (continuation, tasks)
+        }
+        guard let (continuation, tasks) = winner else { return }
+        for task in tasks { task.cancel() }
+        continuation?.resume(with: outcome)
     }
 }
