@@ -30,7 +30,7 @@ struct DeferredClaimTests {
 
     @Test("Android: the store redirect's referrer → ClaimCode.fromInstallReferrer → claim answers the link's resolution once")
     func androidReferrer() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let sharer = daemon.client(apiKey: try await daemon.clientKey(app: "ordentus"))
         let shareable = try #require(try SeedApp.all().first { $0.app == "ordentus" }?.shareables.first)
@@ -63,7 +63,7 @@ struct DeferredClaimTests {
 
     @Test("iOS: the claim page's link, pasted → ClaimCode.fromPasted → claim; a revoked link's claim is linkUnavailable")
     func iOSPaste() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let sharer = daemon.client(apiKey: try await daemon.clientKey(app: "handz"))
         let flowID = UUID().uuidString.lowercased()

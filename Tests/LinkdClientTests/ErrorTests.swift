@@ -26,7 +26,7 @@ struct ErrorTests {
 
     @Test("the codes a client's own calls meet, from the running daemon")
     func fromTheDaemon() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let key = try await daemon.clientKey(app: "handz")
         let client = daemon.client(apiKey: key, configuration: .init(retry: .never))
@@ -106,10 +106,10 @@ struct ErrorTests {
     @Test("every code of ServerErrorCode.known, as the daemon sends it, decoded from a replay")
     func everyCode() async throws {
         // Resolution is rate limited (one request, then 429 for 100 s): every other recording goes elsewhere.
-        let daemon = try ClientDaemon(configuration: "rateLimitPerSecond: 0.01\nrateLimitBurst: 1\n")
+        let daemon = try await ClientDaemon.start(configuration: "rateLimitPerSecond: 0.01\nrateLimitBurst: 1\n")
         defer { daemon.stop() }
         // The edge's answers, from a daemon no other request reaches (its connections count against the cap).
-        let edge = try ClientDaemon(configuration: "headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\n")
+        let edge = try await ClientDaemon.start(configuration: "headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\n")
         defer { edge.stop() }
         let base = daemon.daemon.baseURL
         let clientKey = try await daemon.clientKey(app: "handz")

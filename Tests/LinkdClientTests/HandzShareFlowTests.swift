@@ -8,7 +8,7 @@ import Testing
 struct HandzShareFlowTests {
     @Test("§7.2/§7.3 signed out: no tabs, the Welcome Gate under the shared flow, closing returns to it; signed in: the Library tab, closing returns to its root, import leads to FlowDetail")
     func shareFlowPlans() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         // The sharer's app makes the link ("share this flow"): no route, Handz's manifest shares ShareLink/FlowView.
         let sharer = daemon.client(apiKey: try await daemon.clientKey(app: "handz"))
@@ -46,7 +46,7 @@ struct HandzShareFlowTests {
 
     @Test("§4.3/DESIGN intercepts: a flow's deep link signed out shows the Welcome Gate and keeps the flow; after sign-in the client resumes it")
     func resumeAfterSignIn() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let client = LinkdClient(baseURL: daemon.baseURL)
         let flowID = UUID().uuidString.lowercased()

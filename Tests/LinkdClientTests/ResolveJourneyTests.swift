@@ -52,7 +52,7 @@ struct ResolveJourneyTests {
 
     @Test("every URL pattern of every seed app, in each URL form and every state, and links that lead nowhere")
     func everySeedLink() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let client = daemon.client()
         var outcomes: [String: Int] = [:]
@@ -74,7 +74,7 @@ struct ResolveJourneyTests {
 
     @Test("a share link of every shareable route of every seed app, made through the client, opens it in every state; revoked, it is linkUnavailable")
     func everyShareableRoute() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         for app in try SeedApp.all() {
             let client = daemon.client(apiKey: try await daemon.clientKey(app: app.app))
@@ -115,7 +115,7 @@ struct ResolveJourneyTests {
 
     @Test("the share-link inspector and a revocation through the client: the server's JSON whole in the typed value")
     func inspectorWireTypes() async throws {
-        let daemon = try ClientDaemon()
+        let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }
         let key = try await daemon.clientKey(app: "handz")
         let client = daemon.client(apiKey: key)

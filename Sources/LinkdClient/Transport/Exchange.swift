@@ -154,7 +154,7 @@ final class Race<T: Sendable>: @unchecked Sendable {
 
     /// Hands over the continuation and the racing tasks (started already: one may have finished).
     func arm(_ continuation: CheckedContinuation<T, any Error>, _ tasks: [Task<Void, Never>]) {
-        let decided: Result<T, any Error>? = lock.withLock {
+        let decided: Result<T, any Error>? = locked {
             if let result { return result }
             self.continuation = continuation
             self.tasks = tasks
@@ -167,7 +167,7 @@ final class Race<T: Sendable>: @unchecked Sendable {
 
     /// The first result wins; later ones are dropped.
     func finish(_ outcome: Result<T, any Error>) {
-        let winner: (CheckedContinuation<T, any Error>?, [Task<Void, Never>])? = lock.withLock {
+        let winner: (CheckedContinuation<T, any Error>?, [Task<Void, Never>])? = locked {
             guard result == nil else { return nil }
             result = outcome
             defer {
@@ -179,5 +179,12 @@ final class Race<T: Sendable>: @unchecked Sendable {
         guard let (continuation, tasks) = winner else { return }
         for task in tasks { task.cancel() }
         continuation?.resume(with: outcome)
+    }
+
+    /// `body` under the lock (`NSLocking.withLock` needs iOS 17; the package supports iOS 16).
+    private func locked<R>(_ body: () -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 }
