@@ -89,6 +89,39 @@ struct ErrorTests {
         }
     }
 
+    @Test("answers that are not the API's: a proxy's HTML 502 (a resolve retries it), a 200 of the wrong shape, one over the size cap")
+    func notTheAPI() async throws {
+        let page = ScriptedServer.Reply.answer(status: 502, headers: ["Content-Type": "text/html"], body: "<html>Bad Gateway</html>")
+        let wrong = ScriptedServer.Reply.answer(status: 200, headers: ["Content-Type": "application/json"], body: #"{"route":42}"#)
+        let server = try ScriptedServer { index in index < 2 ? page : wrong }
+        defer { server.stop() }
+        let client = LinkdClient(baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
+                                 configuration: .init(retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10))))
+        let url = URL(string: "https://links.handz.example/library")!
+        for expected in [502, 200] {
+            do throws(LinkdClientError) {
+                _ = try await client.resolve(url, state: "free")
+                Issue.record("no error")
+            } catch {
+                guard case .unexpectedResponse(let status, _) = error else { Issue.record("\(error)"); continue }
+                #expect(status == expected)
+            }
+        }
+        #expect(server.requests.count == 3, "the 502 page was retried once, the wrong shape not")
+
+        let big = try ScriptedServer { _ in .answer(status: 200, headers: [:], body: String(repeating: " ", count: 5000) + "{}") }
+        defer { big.stop() }
+        let capped = LinkdClient(baseURL: big.baseURL, session: URLSession(configuration: .ephemeral),
+                                 configuration: .init(retry: .never, maxResponseBytes: 4096))
+        do throws(LinkdClientError) {
+            _ = try await capped.resolve(url, state: "free")
+            Issue.record("no error")
+        } catch {
+            guard case .unexpectedResponse(_, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("over the client's cap"))
+        }
+    }
+
     /// One answer as the daemon sent it: status, `Retry-After` and `Allow`, body.
     struct Recorded {
         let status: Int

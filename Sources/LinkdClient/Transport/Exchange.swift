@@ -11,16 +11,16 @@ struct Exchange: Sendable {
 
     /// Sends `request` (retrying as the policy and `safety` allow) and decodes a 2xx answer as `T`.
     func send<T: Decodable>(_ request: URLRequest, safety: RetryPolicy.Safety, as type: T.Type) async throws(LinkdClientError) -> T {
-        let data = try await send(request, safety: safety)
+        let (data, status) = try await send(request, safety: safety)
         do {
             return try Self.decoder.decode(T.self, from: data)
         } catch {
-            throw .unexpectedResponse(status: 200, reason: "the answer is not a \(T.self): \(error)")
+            throw .unexpectedResponse(status: status, reason: "the answer is not a \(T.self): \(error)")
         }
     }
 
-    /// Sends `request`, retrying as the policy and `safety` allow; the body of a 2xx answer.
-    func send(_ request: URLRequest, safety: RetryPolicy.Safety) async throws(LinkdClientError) -> Data {
+    /// Sends `request`, retrying as the policy and `safety` allow; the body and status of a 2xx answer.
+    func send(_ request: URLRequest, safety: RetryPolicy.Safety) async throws(LinkdClientError) -> (Data, Int) {
         var attempt = 1
         var waited = Duration.zero
         while true {
@@ -44,8 +44,8 @@ struct Exchange: Sendable {
         }
     }
 
-    /// One attempt within `configuration.timeout`: the body of a 2xx answer, else the error it means.
-    private func attemptOnce(_ request: URLRequest) async throws(LinkdClientError) -> Data {
+    /// One attempt within `configuration.timeout`: the body and status of a 2xx answer, else the error it means.
+    private func attemptOnce(_ request: URLRequest) async throws(LinkdClientError) -> (Data, Int) {
         let limit = configuration.timeout
         var request = request
         // URLSession's own idle limit only backs up `within` (which cancels the task at the limit): in whole seconds
@@ -72,7 +72,7 @@ struct Exchange: Sendable {
         guard data.count <= configuration.maxResponseBytes else {
             throw .unexpectedResponse(status: http.statusCode, reason: "an answer of \(data.count) bytes, over the client's cap")
         }
-        if (200..<300).contains(http.statusCode) { return data }
+        if (200..<300).contains(http.statusCode) { return (data, http.statusCode) }
         guard let body = try? Self.decoder.decode(ErrorBody.self, from: data) else {
             throw .unexpectedResponse(status: http.statusCode, reason: "not the API's error JSON: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
