@@ -53,6 +53,13 @@ let package = Package(
             dependencies: ["CCurl"]
         ),
 
+        // linkd's one HTTP client (libcurl on threads of its own, time limits and caps on every request): origin
+        // previews, webhook deliveries, `linkd admin`.
+        .target(
+            name: "OutboundHTTP",
+            dependencies: ["CCurlShims"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TokenSigning",
             dependencies: ["COpenSSL"],
@@ -86,7 +93,7 @@ let package = Package(
                 "LinkRouter",
                 "UTCTime",
                 "AsyncTimeouts",
-                "CCurlShims",
+                "OutboundHTTP",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
@@ -218,6 +225,11 @@ let package = Package(
         .testTarget(
             name: "UTCTimeTests",
             dependencies: ["UTCTime"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OutboundHTTPTests",
+            dependencies: ["OutboundHTTP", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
