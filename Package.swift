@@ -11,7 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "linkd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "linkd", targets: ["linkd"]),
         .library(name: "LinkdServer", targets: ["LinkdServer"]),
@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LinkRouter", targets: ["LinkRouter"]),
         .library(name: "ICalendar", targets: ["ICalendar"]),
         .library(name: "WebFallback", targets: ["WebFallback"]),
+        .library(name: "LinkdClient", targets: ["LinkdClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -155,6 +156,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Swift client app teams embed: Foundation alone (FoundationNetworking on Linux), so an iOS app pays
+        // nothing for the daemon's dependencies. No other target of this package may be added here.
+        .target(
+            name: "LinkdClient",
+            swiftSettings: swiftSettings
+        ),
 
         // Runs the built `linkd` binary as a process, for the CLI tests of every module; iOS's reading of an
         // apple-app-site-association and the URLs to try against it (from LinkRouter's manifests).
@@ -204,6 +211,13 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["linkd", "LinkdTestSupport", "TokenSigning"],
+            swiftSettings: swiftSettings
+        ),
+        // The client against the built daemon as a process (LinkdTestSupport), its wire types against the server's
+        // own (LinkRouter's Resolution, compared in files that do not import LinkdClient).
+        .testTarget(
+            name: "LinkdClientTests",
+            dependencies: ["LinkdClient", "linkd", "LinkdTestSupport", "LinkRouter"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,82 @@
+/// The machine code of an error answer, `{"error": {"code", "message"}}`: every code the server sends
+/// (`docs/openapi.yaml`, the server's `APIError.Code`), and `other` for one a newer server may add.
+public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// 400: malformed JSON, an unknown or missing field, a bad query parameter.
+    case badRequest
+    /// 401: no API key, or one that is unknown or revoked.
+    case unauthorized
+    /// 403: the key may not do this (another app's, or an admin endpoint).
+    case forbidden
+    /// 404: no such thing (or not visible to this key); also an unknown, used or expired claim code.
+    case notFound
+    /// 405: the path does not take this method.
+    case methodNotAllowed
+    /// 409: the request conflicts with the current state.
+    case conflict
+    /// 413: the body is over the endpoint's cap.
+    case payloadTooLarge
+    /// 415: the body has the wrong content type.
+    case unsupportedMediaType
+    /// 422: well-formed but cannot be done (a value out of range).
+    case unprocessable
+    /// 422: the app has no such route.
+    case unknownRoute
+    /// 422: the route cannot be the target of a share link.
+    case notShareable
+    /// 422: a param is missing, unknown or of the wrong type for the route.
+    case badParams
+    /// 429: too many requests from this client; `Retry-After` says when to try again.
+    case rateLimited
+    /// 500: a bug in the server (logged there).
+    case internalError
+    /// 503: the server's store does not answer (readiness).
+    case notReady
+    /// 503: the store failed to do a read or write; nothing was changed.
+    case storeUnavailable
+    /// 408: the request did not arrive in time (the connection is closed).
+    case requestTimeout
+    /// 503: too many connections from this client or in all (the connection is closed; `Retry-After: 1`).
+    case tooManyConnections
+    /// A code this version of the client does not know.
+    case other(String)
+
+    /// Every code this client knows, for tests and exhaustive tables.
+    public static let known: [ServerErrorCode] = [
+        .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .payloadTooLarge,
+        .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
+        .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections,
+    ]
+
+    /// The code as the server spells it.
+    public var rawValue: String {
+        switch self {
+        case .badRequest: "bad_request"
+        case .unauthorized: "unauthorized"
+        case .forbidden: "forbidden"
+        case .notFound: "not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .conflict: "conflict"
+        case .payloadTooLarge: "payload_too_large"
+        case .unsupportedMediaType: "unsupported_media_type"
+        case .unprocessable: "unprocessable"
+        case .unknownRoute: "unknown_route"
+        case .notShareable: "not_shareable"
+        case .badParams: "bad_params"
+        case .rateLimited: "rate_limited"
+        case .internalError: "internal_error"
+        case .notReady: "not_ready"
+        case .storeUnavailable: "store_unavailable"
+        case .requestTimeout: "requestTimeout"
+        case .tooManyConnections: "tooManyConnections"
+        case .other(let value): value
+        }
+    }
+
+    /// The code the server's spelling names (`other` for one this client does not know).
+    public init(rawValue: String) {
+        self = Self.known.first { $0.rawValue == rawValue } ?? .other(rawValue)
+    }
+
+    /// The server's spelling.
+    public var description: String { rawValue }
+}

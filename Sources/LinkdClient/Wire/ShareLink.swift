@@ -1,0 +1,89 @@
+public import Foundation
+
+/// A share link just made (`POST /v1/links`): the only answer that carries its token and URL.
+public struct CreatedShareLink: Codable, Sendable, Hashable {
+    /// The link id (32 hex digits): what `revokeShareLink(id:)` and `shareLink(id:)` take.
+    public var id: String
+    /// The app it belongs to (the API key's).
+    public var app: String
+    /// The signed share token.
+    public var token: String
+    /// The URL to share (`https://links.handz.example/s/<token>`).
+    public var url: URL
+    /// When it stops opening.
+    public var expiresAt: Date
+
+    /// Creates a value (tests, previews).
+    public init(id: String, app: String, token: String, url: URL, expiresAt: Date) {
+        self.id = id
+        self.app = app
+        self.token = token
+        self.url = url
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A share link as the inspector shows it (`GET /v1/links/{id}`, and the answer to a revocation).
+public struct ShareLink: Codable, Sendable, Hashable {
+    /// The link id.
+    public var id: String
+    /// Its app.
+    public var app: String
+    /// The route it opens.
+    public var route: String
+    /// The route's params.
+    public var params: [String: String]
+    /// The app's user id of its owner, when given at creation.
+    public var owner: String?
+    /// Its display title, when given.
+    public var title: String?
+    /// `active`, `revoked`, `expired` or `deleted`.
+    public var status: String
+    /// When it was made.
+    public var createdAt: Date
+    /// When it stops (or stopped) opening.
+    public var expiresAt: Date
+    /// Clicks by people (not link-preview bots), including those not yet written.
+    public var clicks: Int
+    /// The last time a person opened it.
+    public var lastOpenedAt: Date?
+
+    /// Creates a value (tests, previews).
+    public init(
+        id: String, app: String, route: String, params: [String: String], owner: String? = nil, title: String? = nil,
+        status: String, createdAt: Date, expiresAt: Date, clicks: Int, lastOpenedAt: Date? = nil
+    ) {
+        self.id = id
+        self.app = app
+        self.route = route
+        self.params = params
+        self.owner = owner
+        self.title = title
+        self.status = status
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.clicks = clicks
+        self.lastOpenedAt = lastOpenedAt
+    }
+}
+
+/// The bodies the client sends. Optional fields are left out when nil, as the server's schema allows.
+struct CreateShareLinkBody: Encodable, Sendable {
+    var route: String?
+    var params: [String: String]
+    var ttlSeconds: Int?
+    var owner: String?
+    var title: String?
+}
+
+/// `POST /v1/resolve`'s body.
+struct ResolveBody: Encodable, Sendable {
+    var url: String
+    var state: String
+    var app: String?
+}
+
+/// `POST /v1/claims/{code}`'s body.
+struct ClaimBody: Encodable, Sendable {
+    var state: String
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LinkdClient
+import LinkdTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `linkd serve` process on a free port (with the demo manifests, a configuration file made of `configuration`'s
+/// lines) and what the client tests need of it: its address, its admin key, client keys per app, clients.
+final class ClientDaemon: Sendable {
+    let daemon: LinkdDaemon
+    let baseURL: URL
+    let adminKey: String
+
+    /// Starts the daemon on a Dispatch thread (its start blocks while the process comes up: on Swift's cooperative
+    /// pool, two threads on two cores, that would stall the time limits other tests measure); `configuration` is
+    /// YAML (`rateLimitPerSecond: 0`), written to a file it is given with `--config`.
+    static func start(configuration: String = "rateLimitPerSecond: 0\n") async throws -> ClientDaemon {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try ClientDaemon(configuration: configuration) })
+            }
+        }
+    }
+
+    private init(configuration: String) throws {
+        let dir = temporaryDataDir()
+        let config = dir + ".yaml"
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+        guard let url = URL(string: daemon.baseURL), let key = daemon.initialAdminKey else {
+            daemon.stop()
+            throw HarnessError("the daemon gave no address or admin key: \(daemon.output)")
+        }
+        baseURL = url
+        adminKey = key
+    }
+
+    /// The port it listens on.
+    var port: Int { baseURL.port ?? 0 }
+
+    /// A new client key of `app`, made with the admin key.
+    func clientKey(app: String) async throws -> String {
+        let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/admin/api-keys", bearer: adminKey,
+                                            json: ["kind": "client", "app": app, "label": "client tests"])
+        guard reply.status == 201, let key = reply.json["key"] as? String else {
+            throw HarnessError("cannot make a client key: \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+        }
+        return key
+    }
+
+    /// A client of this daemon (its own `URLSession`, so that tests do not share connections).
+    func client(apiKey: String? = nil, configuration: LinkdClient.Configuration = .init()) -> LinkdClient {
+        LinkdClient(baseURL: baseURL, apiKey: apiKey, session: URLSession(configuration: .ephemeral), configuration: configuration)
+    }
+
+    /// `POST /v1/resolve` as raw bytes, sent by the test's own HTTP client: what the server says, untouched.
+    func rawResolve(_ url: String, state: String) async throws -> TestHTTP.Reply {
+        try await TestHTTP.send("POST", daemon.baseURL + "/v1/resolve", json: ["url": url, "state": state])
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL if it lingers) on a Dispatch thread, not waiting for it.
+    func stop() {
+        let daemon = self.daemon
+        DispatchQueue.global().async { daemon.stop() }
+    }
+}
