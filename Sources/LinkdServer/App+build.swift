@@ -86,12 +86,15 @@ public func buildServer(
     if !configuration.hasOpsListener { health.register(on: router) }  // else on the ops listener only
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let resolveRoutes = ResolveRoutes(links: links)
-    AdminRoutes(
-        store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
-        maxBodyBytes: configuration.maxBodyBytes
-    ).register(on: router)
+    // The admin actions, once: the admin API and the console are two front doors to them.
+    let instance = InstanceIdentity.make()
+    let admin = AdminService(
+        store: store, keys: bootstrap.keys, router: bootstrap.router, links: links, apiKeys: apiKeys, metrics: metrics,
+        instance: instance)
+    AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let pages: SharePages<ReadyResponse>
     let wellKnown: WellKnownFiles
+    let console: ConsoleRoutes?
     do {
         pages = try SharePages(
             router: bootstrap.router,
@@ -99,6 +102,12 @@ public func buildServer(
             previewWait: .milliseconds(configuration.previewWaitMilliseconds), maxOriginFetches: configuration.maxOriginFetches,
             makePage: ReadyResponse.init(page:))
         wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
+        console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
+            admin: admin, auth: auth,
+            sessions: ConsoleSessions(
+                store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
+                maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
+            pages: try ConsolePages(templatesDirectory: configuration.templatesDir))
     } catch let error as PageError {
         throw ConfigurationError(message: "templates: \(error)")
     } catch let error as WellKnownError {
@@ -112,6 +121,8 @@ public func buildServer(
         requestLog: logger.logLevel <= .debug ? logger : nil)
     hotRoutes.register(on: router)
     WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
+    // The admin console: here, or on the ops listener (`adminConsole`).
+    if configuration.consolePlacement == .public { console?.register(on: router) }
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
     router.add(middleware: AppLinkPagesMiddleware(
@@ -130,7 +141,8 @@ public func buildServer(
         ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton
     // With `opsPort` set, /metrics, /readyz and /healthz on a listener of their own, run as one more service.
     let ops = configuration.hasOpsListener ? [opsApplication(
-        configuration: configuration, health: health, metrics: metrics, serverName: serverName,
+        configuration: configuration, health: health, console: configuration.consolePlacement == .ops ? console : nil,
+        metrics: metrics, serverName: serverName,
         eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
     let application = Application(
         responder: HeadResponder(base: router.router.buildResponder()),
@@ -146,7 +158,8 @@ public func buildServer(
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches)] + ops,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), flusher, deletions, OriginFetchService(fetches: pages.fetches),
+                   HeartbeatService(store: store, identity: instance, logger: logger)] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

@@ -134,7 +134,9 @@ public protocol ChangeFeed: Sendable {
 
 /// A whole database behind linkd: every table, the change feed, readiness and release.
 /// `description` says where the data is, for logs (never a password).
-public protocol StoreBackend: LinkTable, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, CustomStringConvertible {
+public protocol StoreBackend: LinkTable, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, ConsoleTables,
+    CustomStringConvertible
+{
     /// Succeeds when the database answers (readiness), within a short limit.
     func ping() async throws
     /// Releases connections; the backend answers no more calls after it.

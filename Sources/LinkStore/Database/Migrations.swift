@@ -52,6 +52,9 @@ enum Migrations {
                 t.column("detail", .text).notNull()
             }
         }
+        migrator.registerMigration("console-v1") { db in
+            try ConsoleMigration.apply(db)
+        }
         return migrator
     }
 }

@@ -241,13 +241,13 @@ public final class SQLiteBackend: StoreBackend {
 
     // MARK: Plumbing
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do { return try await pool.read(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "read failed: \(error)")
         }
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do { return try await pool.write(body) } catch let error as LinkStoreError { throw error } catch {
             throw LinkStoreError(.storage, "write failed: \(error)")
         }

@@ -37,6 +37,7 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX changes_version ON changes (version)",
         ]),
+        ("console-v1", PostgresConsoleMigration.statements),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -49,14 +49,17 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var action: String
     /// Details (free text, never secrets).
     public var detail: String
+    /// The app the action concerned, when it concerned one (what the audit log is filtered by).
+    public var app: String?
 
     /// Creates an audit entry.
-    public init(seq: Int64? = nil, at: Date, actor: String, action: String, detail: String) {
+    public init(seq: Int64? = nil, at: Date, actor: String, action: String, detail: String, app: String? = nil) {
         self.seq = seq
         self.at = at
         self.actor = actor
         self.action = action
         self.detail = detail
+        self.app = app
     }
 }
 

@@ -46,6 +46,8 @@ import TokenSigning
 /// - `trustedProxies` / `LINKD_TRUSTED_PROXIES` (comma-separated) — [String] — `[]`: addresses or CIDR networks
 ///   of the reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (nobody else's are believed).
 /// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
+/// - `adminConsole` / `LINKD_ADMIN_CONSOLE`, `adminSessionIdleSeconds`, `adminSessionMaxSeconds` — the admin console
+///   at `/admin` (`ServerConfiguration+Console.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -81,6 +83,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var opsHost: String?
     /// The ops listener's port; nil (the default): no ops listener, everything on the public one.
     public var opsPort: Int?
+    /// Where the admin console is served: `public`, `ops` or `off` (`ServerConfiguration+Console.swift`).
+    public var adminConsole: String = "public"
+    /// A console session unused this long is over.
+    public var adminSessionIdleSeconds: Int = 1800
+    /// A console session is over this long after sign-in, used or not.
+    public var adminSessionMaxSeconds: Int = 43_200
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -151,6 +159,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             headTimeoutSeconds, bodyTimeoutSeconds, idleTimeoutSeconds, writeTimeoutSeconds, maxConnections,
             maxConnectionsPerClient, trustedProxies
         case opsHost, opsPort
+        case adminConsole, adminSessionIdleSeconds, adminSessionMaxSeconds
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -186,6 +195,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .trustedProxies: trustedProxies = try value.strings()
         case .opsHost: opsHost = value.isNull ? nil : try value.string()
         case .opsPort: opsPort = value.isNull ? nil : try value.int()
+        case .adminConsole: adminConsole = try value.string()
+        case .adminSessionIdleSeconds: adminSessionIdleSeconds = try value.int()
+        case .adminSessionMaxSeconds: adminSessionMaxSeconds = try value.int()
         }
     }
 }
@@ -234,6 +246,7 @@ extension ServerConfiguration {
             configuration.trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
         try configuration.readOpsEnvironment(environment)
+        configuration.readConsoleEnvironment(environment)
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -325,6 +338,7 @@ extension ServerConfiguration {
         if let bad = trustedProxies.first(where: { IPNetwork($0) == nil }) {
             throw ConfigurationError(message: "trustedProxies: '\(bad)' is not an IP address or CIDR network (10.0.0.0/8, 2001:db8::/32)")
         }
+        try validateConsole()
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }

@@ -59,7 +59,7 @@ final class LinkDeletions: Service {
             // nil: no such link, or not active any more (deleted already, maybe by another instance, or revoked).
             // The audit entry goes with the change, in its transaction (written only when the link changed).
             deleted = try await store.markLinkDeleted(id: linkID) { record in
-                AuditEntry(at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)")
+                AuditEntry(at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)", app: record.app)
             }
         } catch {
             failure = error

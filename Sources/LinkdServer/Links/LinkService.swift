@@ -274,7 +274,7 @@ final class LinkService: Sendable {
     func revoke(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
         let target = try await existing(id: id, caller: caller)
         // The audit entry is written in the revocation's transaction: both or neither.
-        let entry = AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)")
+        let entry = AuditEntry(at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)", app: target.app)
         guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now, audit: entry) }) else {
             throw LinkError(.notFound, "no link \(id)")
         }

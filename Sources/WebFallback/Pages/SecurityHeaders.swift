@@ -16,6 +16,16 @@ public enum SecurityHeaders {
         ("Cache-Control", "no-store"),
     ]
 
+    /// The Content-Security-Policy of the admin console: the pages' policy, but forms may post to the console's own
+    /// origin (`form-action 'self'`) and images are the console's own only.
+    public static let consoleContentSecurityPolicy =
+        "default-src 'none'; img-src 'self'; style-src 'self'; base-uri 'none'; form-action 'self'; "
+        + "frame-ancestors 'none'"
+
+    /// The security headers of the admin console's pages: the pages' set with the console's CSP.
+    public static let console: [(name: String, value: String)] =
+        [("Content-Security-Policy", consoleContentSecurityPolicy)] + page.filter { $0.name != "Content-Security-Policy" }
+
     /// Headers for the QR SVG (`image/svg+xml`, no script possible inside, never cached: revocation bites).
     public static let svg: [(name: String, value: String)] = [
         ("Content-Type", "image/svg+xml"),
