@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import LinkStore
 import LinkdTestSupport
 import Testing
@@ -298,10 +299,11 @@ struct ConsoleTests {
 
     @Test("configuration: adminConsole off serves no console; ops serves it on the ops listener only; bad values are refused")
     func placement() async throws {
-        try await withAPI({ $0.adminConsole = "off" }) { api in
-            #expect(try await api.call(.get, "/admin/sign-in").status == 404)
+        try await withAPI(on: .sqlite, { $0.adminConsole = "off" }) { api in
+            let reply = try await api.call(.get, "/admin/sign-in")
+            #expect(reply.status == 404)
         }
-        try await withAPI({ $0.opsPort = 0; $0.adminConsole = "ops" }) { api in
+        try await withAPI(on: .sqlite, { $0.opsPort = 0; $0.adminConsole = "ops" }) { api in
             #expect(try await api.call(.get, "/admin/sign-in").status == 404)
             let port = try await api.opsPort()
             let connection = try RawConnection(port: port)

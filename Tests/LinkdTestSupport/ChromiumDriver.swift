@@ -34,7 +34,8 @@ public final class ChromiumDriver: @unchecked Sendable {
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("linkd-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
-        guard pipe2(&toBrowser, O_CLOEXEC) == 0, pipe2(&fromBrowser, O_CLOEXEC) == 0 else { throw Failure(description: "pipe2 failed") }
+        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else { throw Failure(description: "pipe failed") }
+        for fd in toBrowser + fromBrowser { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -50,11 +51,11 @@ public final class ChromiumDriver: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let spawned = posix_spawn(&child, chromium, &actions, nil, &argv, environ)
-        close(toBrowser[0])
-        close(fromBrowser[1])
+        Glibc.close(toBrowser[0])
+        Glibc.close(fromBrowser[1])
         guard spawned == 0 else {
-            close(toBrowser[1])
-            close(fromBrowser[0])
+            Glibc.close(toBrowser[1])
+            Glibc.close(fromBrowser[0])
             throw Failure(description: "cannot start chromium: posix_spawn \(spawned)")
         }
         pid = child

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LinkRouter
 import LinkStore
 import Logging
@@ -26,7 +27,7 @@ struct AdminService: Sendable {
     static let maxFilterLength = 200
 
     /// The ids of the loaded apps, in the order they were loaded.
-    var appIDs: [String] { router.manifests.map(\.appID) }
+    var appIDs: [String] { router.manifests.map(\.app) }
 
     /// Throws 404 unless `app` is loaded.
     func requireApp(_ app: String) throws {
@@ -185,7 +186,7 @@ struct AdminService: Sendable {
         let seen = problem == nil
             ? (try? await store.instances(seenSince: Date().addingTimeInterval(-HeartbeatService.staleAfter))) ?? [] : []
         return AdminHealth(
-            storeKind: store.backend is PostgresBackend ? "PostgreSQL (shared)" : "SQLite (embedded)",
+            storeKind: store.location.hasPrefix("postgres:") ? "PostgreSQL (shared)" : "SQLite (embedded)",
             location: store.location, storeProblem: problem,
             pingMilliseconds: Double(pingTime.components.attoseconds) / 1e15 + Double(pingTime.components.seconds) * 1000,
             revocations: store.revocations.count, linkCount: linkCount, instances: seen, this: instance,

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// What the console reads of a request: its cookies, its form body, whether it came from the console's own pages.
 enum ConsoleRequest {
@@ -25,16 +26,9 @@ enum ConsoleRequest {
     }
 
     /// The fields of an `application/x-www-form-urlencoded` body (the first of repeated names); 415 for another
-    /// type, 413 over `maxFormBytes`, 400 for more than `maxFormFields` fields or bytes that are not UTF-8.
+    /// type, 413 over `maxFormBytes`, 400 for more than `maxFormFields` fields or percent-encoding that is not UTF-8.
     static func form(_ request: Request) async throws -> [String: String] {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/x-www-form-urlencoded" else {
-            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "the console's forms are application/x-www-form-urlencoded")
-        }
-        let body: ByteBuffer
-        do { body = try await request.body.collect(upTo: maxFormBytes) } catch {
-            throw APIError(.contentTooLarge, .payloadTooLarge, "the form is over \(maxFormBytes) bytes")
-        }
+        let body = try await JSONBody.collect(request, maxBytes: maxFormBytes, contentType: "application/x-www-form-urlencoded")
         let text = String(buffer: body)
         let pairs = text.split(separator: "&", omittingEmptySubsequences: true)
         guard pairs.count <= maxFormFields else { throw APIError(.badRequest, .badRequest, "the form has too many fields") }
@@ -57,7 +51,7 @@ enum ConsoleRequest {
     /// port as `Host`; `null` or another origin: no) or, without one, `Sec-Fetch-Site` (`same-origin`, or absent
     /// for a client that sends neither — then the CSRF token alone decides).
     static func isSameOrigin(_ request: Request) -> Bool {
-        guard let host = request.head.authority ?? request.headers[.host] else { return false }
+        guard let host = request.head.authority else { return false }
         if let origin = request.headers[.origin] {
             guard let url = URL(string: origin), let originHost = url.host, ["http", "https"].contains(url.scheme ?? "") else {
                 return false
@@ -77,7 +71,7 @@ enum ConsoleRequest {
     /// without `Secure`, which a plain-HTTP browser on the operator's own machine would otherwise drop. Anywhere
     /// else the console is reached over HTTPS (a TLS-terminating proxy) and the cookie is `Secure`.
     static func isLoopbackHost(_ request: Request) -> Bool {
-        guard let authority = (request.head.authority ?? request.headers[.host])?.lowercased() else { return false }
+        guard let authority = (request.head.authority)?.lowercased() else { return false }
         let host: Substring
         if authority.hasPrefix("[") {
             host = authority.dropFirst().prefix { $0 != "]" }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import LinkRouter
 import LinkStore
 import Logging
 import TokenSigning
@@ -30,7 +32,7 @@ struct ConsoleRoutes: Sendable {
                 headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                 body: .init(byteBuffer: ByteBuffer(string: pages.stylesheet)))
         }
-        console.get("sign-in") { request, context in try await signInPage(request, context) }
+        console.get("sign-in") { request, _ in signInPage(request) }
         console.post("sign-in") { request, context in try await signIn(request, context) }
         console.post("sign-out") { request, context in
             try await action(request, context) { session, _ in
@@ -156,8 +158,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// `GET /admin/sign-in`: the form, with a fresh double-submit token in its own cookie.
-    private func signInPage(_ request: Request, _ context: LinkdRequestContext, error: String? = nil,
-                            status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func signInPage(_ request: Request, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         var values: [String: Any] = ["csrf": token]
         if let error { values["error"] = error }
@@ -178,20 +179,20 @@ struct ConsoleRoutes: Sendable {
             guard let expected = ConsoleRequest.cookie(ConsoleSessions.signInCookieName, in: request),
                   ConsoleSessions.tokensMatch(form["csrf"], expected)
             else {
-                return try await signInPage(request, context, error: "The sign-in form expired. Please try again.", status: .forbidden)
+                return signInPage(request, error: "The sign-in form expired. Please try again.", status: .forbidden)
             }
             let caller: Caller
             do {
                 caller = try await auth.authenticate(secret: (form["key"] ?? "").trimmingCharacters(in: .whitespaces), client: context.clientAddress)
             } catch let error as APIError where error.status == .unauthorized {
-                return try await signInPage(request, context, error: "That key is unknown or revoked.", status: .unauthorized)
+                return signInPage(request, error: "That key is unknown or revoked.", status: .unauthorized)
             } catch let error as APIError where error.status == .tooManyRequests {
-                var response = try await signInPage(request, context, error: error.message, status: .tooManyRequests)
+                var response = signInPage(request, error: error.message, status: .tooManyRequests)
                 if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
                 return response
             }
             guard caller.kind == .admin else {
-                return try await signInPage(request, context, error: "That is a client key: the console needs an admin key.", status: .forbidden)
+                return signInPage(request, error: "That is a client key: the console needs an admin key.", status: .forbidden)
             }
             let (id, _) = try await LinkService.storing { try await sessions.open(for: caller) }
             context.logger.logAdminAction("console.sign-in", actor: caller.keyID, [:])
@@ -216,7 +217,7 @@ struct ConsoleRoutes: Sendable {
             "storeKind": health.storeKind, "location": health.location,
             "storeOK": health.storeProblem == nil, "storeProblem": health.storeProblem ?? "",
             "ping": String(format: "%.1f", health.pingMilliseconds),
-            "revocations": health.revocations, "links": health.linkCount.map(String.init) ?? "unknown",
+            "revocations": health.revocations, "links": health.linkCount.map { String($0) } ?? "unknown",
             "shared": bound > 0, "propagation": String(format: "%.0f", bound),
             "instanceCount": health.instances.count,
             "instances": health.instances.map { instance in [
