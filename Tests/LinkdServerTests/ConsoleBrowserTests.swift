@@ -50,7 +50,11 @@ struct ConsoleBrowserTests {
         try browser.open(base + "/admin")
         #expect(try browser.url().hasSuffix("/admin/sign-in"))
         try Self.capture(browser, "sign-in")
-        #expect(try browser.tab(2).hasPrefix("INPUT"), "skip link, then the key field")
+        // Focus order: the skip link, the console's home, the key field, the button.
+        #expect(try browser.tab() == "A Skip to content")
+        #expect(try browser.tab().hasPrefix("A linkd"))
+        #expect(try browser.tab().hasPrefix("INPUT"))
+        #expect(try browser.tab() == "BUTTON Sign in")
         try browser.fill("#key", "lkd_not-a-key")
         try browser.clickAndWait("form[action='/admin/sign-in'] button")
         #expect(try browser.text().contains("That key is unknown or revoked."))

@@ -75,6 +75,7 @@ struct ConsoleTests {
             let csp = try #require(form.headers[HTTPField.Name("Content-Security-Policy")!])
             #expect(csp.contains("script-src") == false && csp.contains("default-src 'none'") && csp.contains("form-action 'self'"))
             #expect(form.headers[.cacheControl] == "no-store" && form.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
+            #expect(form.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin", "no-referrer would make browsers send Origin: null")
             #expect(!form.text.contains("<script") && !form.text.contains("style="), "no inline script or style")
 
             #expect(try await console.signIn(key: "lkd_" + String(repeating: "A", count: 43)).status == 401)

@@ -366,7 +366,7 @@ struct ConsoleRoutes: Sendable {
     private static func linkContext(_ link: LinkView) -> [String: Any] {
         var values: [String: Any] = [
             "id": link.id, "app": link.app, "route": link.route, "owner": link.owner ?? "", "hasOwner": link.owner != nil,
-            "title": link.title ?? "", "status": link.status, "isActive": link.status == "active",
+            "linkTitle": link.title ?? "", "status": link.status, "isActive": link.status == "active",
             "created": time(link.createdAt), "expires": time(link.expiresAt), "clicks": link.clicks,
             "lastOpened": link.lastOpenedAt.map(time) ?? "never",
             "params": link.params.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
@@ -480,7 +480,7 @@ struct ConsoleRoutes: Sendable {
         context["title"] = title
         if let session {
             context["signedIn"] = true
-            context["actor"] = session.caller.keyID
+            context["signedInAs"] = session.caller.keyID
             context["csrf"] = session.csrfToken
             context["nav"] = [
                 ("overview", "Overview", "/admin"), ("keys", "Signing keys", "/admin/keys"), ("links", "Links", "/admin/links"),
