@@ -367,7 +367,7 @@ struct ConsoleRoutes: Sendable {
         var values: [String: Any] = [
             "id": link.id, "app": link.app, "route": link.route, "owner": link.owner ?? "", "hasOwner": link.owner != nil,
             "linkTitle": link.title ?? "", "status": link.status, "isActive": link.status == "active",
-            "created": time(link.createdAt), "expires": time(link.expiresAt), "clicks": link.clicks,
+            "created": time(link.createdAt), "expires": time(link.expiresAt), "clicksText": "\(link.clicks) time\(link.clicks == 1 ? "" : "s")",
             "lastOpened": link.lastOpenedAt.map(time) ?? "never",
             "params": link.params.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
             "revokeHref": "/admin/links/\(link.id)/revoke",
