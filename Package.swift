@@ -52,6 +52,13 @@ let package = Package(
             dependencies: ["CCurl"]
         ),
 
+        // linkd's one HTTP client (libcurl on threads of its own, time limits and caps on every request): origin
+        // previews, webhook deliveries, `linkd admin`.
+        .target(
+            name: "OutboundHTTP",
+            dependencies: ["CCurlShims"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TokenSigning",
             dependencies: ["COpenSSL"],
@@ -85,7 +92,7 @@ let package = Package(
                 "LinkRouter",
                 "UTCTime",
                 "AsyncTimeouts",
-                "CCurlShims",
+                "OutboundHTTP",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
@@ -127,11 +134,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client side of `linkd admin`: where the daemon is and the key (flags, environment, credentials file),
+        // calls over OutboundHTTP with their failures as exit codes, tables for the terminal.
+        .target(
+            name: "LinkdAdmin",
+            dependencies: ["OutboundHTTP", "TokenSigning"],
+            swiftSettings: swiftSettings
+        ),
         // The command line: argument parsing and `@main`; the server is LinkdServer's.
         .executableTarget(
             name: "linkd",
             dependencies: [
                 "LinkdServer",
+                "LinkdAdmin",
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
@@ -204,6 +219,11 @@ let package = Package(
         .testTarget(
             name: "UTCTimeTests",
             dependencies: ["UTCTime"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OutboundHTTPTests",
+            dependencies: ["OutboundHTTP", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,10 +6,10 @@ bin=${1:?usage: demo.sh LINKD_BINARY DATA_DIR}; data=${2:-./data}
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 
 step "$bin" manifest check examples/*.yaml
-if ! "$bin" keys list --app handz --data-dir "$data" | grep -q '"active"'; then
-  step "$bin" keys generate --app handz --data-dir "$data"
+if ! "$bin" token keyring list --app handz --data-dir "$data" | grep -q '"active"'; then
+  step "$bin" token keyring generate --app handz --data-dir "$data"
 fi
-step "$bin" keys list --app handz --data-dir "$data"
+step "$bin" token keyring list --app handz --data-dir "$data"
 printf '\n\033[1m$ %s\033[0m\n' "$bin token issue --app handz --ttl 7d --data-dir $data"
 token=$("$bin" token issue --app handz --ttl 7d --data-dir "$data")
 echo "$token"

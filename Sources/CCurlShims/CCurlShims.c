@@ -13,6 +13,10 @@ CURLcode CCurlShims_easy_setopt_write_callback(CURL *handle,
                                                size_t (*callback)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
+CURLcode CCurlShims_easy_setopt_header_callback(CURL *handle,
+                                                size_t (*callback)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+}
 CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

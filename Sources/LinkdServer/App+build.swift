@@ -48,6 +48,7 @@ public func buildServer(
 
     FileDescriptorLimit.raise(for: configuration.maxConnections, logger: logger)
     try DataDirectory.prepare(configuration.dataDir)
+    DaemonDataDirectory.mark(configuration.dataDir)  // so `linkd token keyring …` refuses this directory
     let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
     let bootstrap: ServerBootstrap
     do {

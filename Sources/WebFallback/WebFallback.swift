@@ -5,4 +5,4 @@
 //            `SecurityHeaders` are the headers to send with them.
 // - QR/      `QRCode.encode(_:)` + `svg(moduleSize:)`: our own QR encoder (byte mode, level M, versions 1–10).
 // - Origin/  `OriginClient.preview(params:)`: previews over libcurl on its own threads, with a bounded cache.
-//            Only `Origin/CurlTransfer.swift` imports curl.
+//            The requests go through `OutboundHTTP`, linkd's one libcurl client.

@@ -6,6 +6,9 @@ struct Linkd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkd",
         abstract: "Deep-link and share-URL routing daemon.",
-        subcommands: [KeysCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, ServeCommand.self]
+        subcommands: [
+            AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, ServeCommand.self,
+            RemovedKeysCommand.self,
+        ]
     )
 }

@@ -56,7 +56,7 @@ struct DataDirectoryTests {
             #expect(served.status == 1)
             #expect(served.stderr.contains("\(dir) has mode \(octal); linkd needs 0700 or stricter (chmod 700 \(dir))"), "\(served.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/linkd.sqlite"), "nothing is written into it")
-            let listed = try LinkdProcess.run(["keys", "list", "--data-dir", dir], unsetting: Self.unset)
+            let listed = try LinkdProcess.run(["token", "keyring", "list", "--data-dir", dir], unsetting: Self.unset)
             #expect(listed.status != 0 && listed.stderr.contains("has mode \(octal)"), "\(listed.stderr)")
         }
         let tight = try Self.directory(mode: 0o700)

@@ -244,6 +244,14 @@ struct ConsoleTests {
             var console = ConsoleClient(api: api)
             _ = try await console.signIn(key: api.adminKey)
 
+            // The search lists an owner's links, newest first, with the filters kept.
+            let search = try await console.get("/admin/links?app=handz&owner=ada&status=active")
+            #expect(search.status == 200 && ids.allSatisfy { search.text.contains($0) })
+            #expect(search.text.contains("<option value=\"handz\" selected>") && search.text.contains("<option value=\"active\" selected>"))
+            let bob = try await console.get("/admin/links?owner=bob")
+            #expect(ids.allSatisfy { !bob.text.contains($0) } && bob.text.contains("Links, newest first"))
+            #expect(try await console.get("/admin/links?status=gone").status == 400)
+            #expect(try await console.get("/admin/links?cursor=nope&app=handz").status == 400)
             let inspector = try await console.get("/admin/links/\(ids[0])")
             #expect(inspector.status == 200 && inspector.text.contains("active") && inspector.text.contains("ShareLink/FlowView"))
             let confirmLink = try await console.get("/admin/links/\(ids[0])/revoke")
@@ -261,6 +269,8 @@ struct ConsoleTests {
             #expect(done.status == 303)
             let after = try await console.get(try #require(done.headers[.location]))
             #expect(after.text.contains("Revoked 2 links of ada.") && after.text.contains("<strong class=\"count\">0</strong>"))
+            let listed = try await console.get("/admin/links?app=handz&owner=ada&status=revoked")
+            #expect(ids.allSatisfy { listed.text.contains($0) })
             #expect(try await api.store.activeLinkCount(app: "handz", owner: "bob") == 1, "another owner is untouched")
 
             let keyID = try #require(try await api.store.allAPIKeys().first { $0.kind == .admin }?.id)

@@ -39,7 +39,7 @@ struct HTTPSemanticsTests {
             let port = try #require(api.client.port)
             // Allow as a person reads the routes (the table is what the server was given, so check a few by hand).
             let expected = [
-                "/healthz": "GET, HEAD", "/readyz": "GET, HEAD", "/metrics": "GET, HEAD", "/v1/links": "POST",
+                "/healthz": "GET, HEAD", "/readyz": "GET, HEAD", "/metrics": "GET, HEAD", "/v1/links": "GET, HEAD, POST",
                 "/v1/links/x": "GET, HEAD, DELETE", "/v1/resolve": "GET, HEAD, POST", "/v1/resolve/ics": "POST",
                 "/s/x": "GET, HEAD", "/s/x/qr.svg": "GET, HEAD", "/v1/admin/api-keys": "GET, HEAD, POST",
                 "/v1/admin/api-keys/x": "DELETE", "/v1/admin/keys/x/rotate": "POST",

@@ -184,6 +184,7 @@ struct OpenAPIConstraintTests {
                 ("/v1/resolve", "/v1/resolve", nil, ["url": "handz://library"]),
                 ("/v1/resolve/ics", "/v1/resolve/ics", nil, [:]),
                 ("/v1/admin/audit", "/v1/admin/audit", api.adminKey, [:]),
+                ("/v1/links", "/v1/links", api.adminKey, [:]),
             ]
             let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
             for (template, path, key, base) in operations {

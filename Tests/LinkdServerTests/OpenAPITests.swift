@@ -116,6 +116,17 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
             expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}"), 401)
             expectStatus(try await check.call(.get, "/v1/links/\(String(repeating: "0", count: 32))", template: "/v1/links/{id}", key: client), 404)
+            // Listing and search.
+            let listed = try await check.call(.get, "/v1/links?owner=u1&status=active&limit=1", key: client)
+            expectStatus(listed, 200)
+            expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["params": flow, "owner": "u1"]), 201)
+            let firstPage = try await check.call(.get, "/v1/links?app=handz&limit=1", key: admin)
+            let cursor = try #require(firstPage.string("nextCursor"))
+            expectStatus(try await check.call(.get, "/v1/links?app=handz&limit=1&cursor=\(cursor)", key: admin), 200)
+            expectStatus(try await check.call(.get, "/v1/links?cursor=forged", key: admin), 400)
+            expectStatus(try await check.call(.get, "/v1/links?colour=red", key: admin), 400)
+            expectStatus(try await check.call(.get, "/v1/links?app=coin", key: client), 403)
+            expectStatus(try await check.call(.get, "/v1/links"), 401)
 
             // Resolution, before and after revocation, and the share path.
             let resolved = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
@@ -256,7 +267,7 @@ struct OpenAPITests {
         try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
             let check = Checker(api: api, document: document)
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
-            where !["POST /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)") {
+            where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)") {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
             }
             var statuses: [Int] = []
@@ -353,7 +364,7 @@ struct OpenAPITests {
 
     /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).
     static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
-        [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
+        [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
             + adminOperations(kid: kid, apiKeyID: apiKeyID)
     }
 

@@ -7,7 +7,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
     /// origin), `badjson`, `extra` (an unknown key), `error` 500, `badges` a preview listing the badges
     /// `privateUpload` (twice) and `unknownBadge`, `toomanybadges` one listing 9, `badbadge` one listing `<b>`,
     /// `echo/<id>` a preview titled `Flow <id>` (which item the origin was asked for).
-    static let script = #"""
+    public static let script = #"""
         import http.server, json, socketserver, sys, time
         class H(http.server.BaseHTTPRequestHandler):
             def log_message(self, *a): pass
@@ -53,11 +53,12 @@ public final class LoopbackOrigin: @unchecked Sendable {
     /// The port it listens on (127.0.0.1).
     public let port: Int
 
-    /// Starts the origin on an ephemeral port.
-    public init() throws {
+    /// Starts the origin on an ephemeral port; `script` is a Python program that prints its port on its first line
+    /// and serves on 127.0.0.1 (the default is the origin above).
+    public init(script: String = LoopbackOrigin.script) throws {
         let python = try ExternalTool.path("python3", install: "apt-get install python3")
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", Self.script]
+        process.arguments = ["-c", script]
         let stdout = Pipe()
         process.standardOutput = stdout
         try process.run()

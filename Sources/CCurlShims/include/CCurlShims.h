@@ -11,6 +11,9 @@ CURLcode CCurlShims_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_
 /// `curl_easy_setopt` for `CURLOPT_WRITEFUNCTION`.
 CURLcode CCurlShims_easy_setopt_write_callback(CURL *handle,
                                                size_t (*callback)(char *, size_t, size_t, void *));
+/// `curl_easy_setopt` for `CURLOPT_HEADERFUNCTION`.
+CURLcode CCurlShims_easy_setopt_header_callback(CURL *handle,
+                                                size_t (*callback)(char *, size_t, size_t, void *));
 /// `curl_easy_getinfo` for a `long` result (response code, redirect count).
 CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 /// `curl_easy_getinfo` for a string result (content type, effective URL).

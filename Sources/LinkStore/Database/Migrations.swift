@@ -52,6 +52,12 @@ enum Migrations {
                 t.column("detail", .text).notNull()
             }
         }
+        // Listing links newest first, by app, by owner or all (`LinkListing`): keyset pagination on (created, id).
+        migrator.registerMigration("admincli-links-listing") { db in
+            try db.create(index: "links_created", on: "links", columns: ["created", "id"])
+            try db.create(index: "links_app_created", on: "links", columns: ["app", "created", "id"])
+            try db.create(index: "links_owner_created", on: "links", columns: ["owner", "created", "id"])
+        }
         migrator.registerMigration("console-v1") { db in
             try ConsoleMigration.apply(db)
         }

@@ -44,6 +44,20 @@ public final class ClickBuffer: Sendable {
         }
     }
 
+    /// Listed links with the clicks counted but not yet written added to their stored ones, the listing read while
+    /// no flush is between the two (so a click is counted exactly once).
+    public func counted(listing: @Sendable () async throws -> [ListedLink]) async throws -> [ListedLink] {
+        try await flushLock.run {
+            var links = try await listing()
+            self.pending.withLock { clicks in
+                for index in links.indices {
+                    if let more = clicks[links[index].record.id] { links[index].clicks.add(more) }
+                }
+            }
+            return links
+        }
+    }
+
     private func write(_ batch: [String: LinkClicks], into store: StoreFront) async throws {
         do {
             try await store.addClicks(batch)

@@ -37,6 +37,12 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX changes_version ON changes (version)",
         ]),
+        // Listing links newest first, by app, by owner or all (`LinkListing`): keyset pagination on (created, id).
+        ("admincli-links-listing", [
+            "CREATE INDEX links_created ON links (created, id)",
+            "CREATE INDEX links_app_created ON links (app, created, id)",
+            "CREATE INDEX links_owner_created ON links (owner, created, id)",
+        ]),
         ("console-v1", PostgresConsoleMigration.statements),
     ]
 

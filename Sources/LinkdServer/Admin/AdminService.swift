@@ -102,6 +102,27 @@ struct AdminService: Sendable {
         return count
     }
 
+    /// A page of the links that match (every filter optional), newest first, from the listing `GET /v1/links`
+    /// uses (`LinkService.list`); `cursor` is the previous page's `nextCursor`.
+    func searchLinks(app: String?, owner: String?, status: String?, cursor: String?, limit: Int = 50) async throws -> LinkPage {
+        if let app { try requireApp(app) }
+        if let owner { try Self.checkOwner(owner) }
+        var listStatus: LinkListStatus?
+        if let status {
+            guard let known = LinkListStatus(rawValue: status) else {
+                let names = LinkListStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                throw APIError(.badRequest, .badRequest, "status must be one of \(names)")
+            }
+            listStatus = known
+        }
+        var position: LinkPosition?
+        if let cursor {
+            guard let known = LinkCursor.position(cursor) else { throw APIError(.badRequest, .badRequest, "the cursor is not one linkd made") }
+            position = known
+        }
+        return try await links.list(LinkListQuery(app: app, owner: owner, status: listStatus, after: position, limit: limit))
+    }
+
     /// The inspector's view of link `id` (status, clicks, last opened, expiry), or 404.
     func link(id: String, by caller: Caller) async throws -> LinkView {
         try await links.view(id: id, caller: caller)

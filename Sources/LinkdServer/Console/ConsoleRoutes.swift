@@ -344,6 +344,20 @@ struct ConsoleRoutes: Sendable {
         if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), let owner {
             values["notice"] = "Revoked \(count) link\(count == 1 ? "" : "s") of \(owner)."
         }
+        if app != nil || owner != nil || status != nil {
+            let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
+            values["hasResults"] = !page.links.isEmpty
+            values["noResults"] = page.links.isEmpty
+            values["results"] = page.links.map { link in [
+                "id": link.id, "linkTitle": link.title ?? "", "status": link.status, "route": link.route,
+                "owner": link.owner ?? "", "created": Self.time(link.createdAt), "expires": Self.time(link.expiresAt),
+            ] as [String: Any] }
+            if let next = page.nextCursor {
+                let filters = [("app", app), ("owner", owner), ("status", status), ("cursor", next)]
+                values["next"] = "/admin/links?" + filters.compactMap { name, value in value.map { "\(name)=\(Self.query($0))" } }
+                    .joined(separator: "&")
+            }
+        }
         if let app, let owner {
             let count = try await admin.activeLinkCount(app: app, owner: owner)
             values["owner"] = owner

@@ -10,6 +10,8 @@ struct APIError: Error, HTTPResponseError, Sendable {
         private init(_ value: String) { description = value }
         /// The request is malformed: bad JSON, a missing or unknown field, a bad query parameter.
         static let badRequest = Code("bad_request")
+        /// A listing's `cursor` is not one the server gave (`GET /v1/links`).
+        static let badCursor = Code("bad_cursor")
         /// No API key, or one that is unknown or revoked.
         static let unauthorized = Code("unauthorized")
         /// The key may not do this (a client key on an admin endpoint, or on another app's links).

@@ -45,6 +45,22 @@ struct LinkView: Encodable, Sendable {
     let expiresAt: Date
     let clicks: Int
     let lastOpenedAt: Date?
+
+    /// The view of `record` with its `clicks`, its status judged at `now` (an active link past its expiry is
+    /// `expired`).
+    init(_ record: LinkRecord, clicks: LinkClicks, now: Date) {
+        id = record.id
+        app = record.app
+        route = record.route
+        params = record.params
+        owner = record.owner
+        title = record.title
+        status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
+        createdAt = record.created
+        expiresAt = record.expires
+        self.clicks = clicks.count
+        lastOpenedAt = clicks.lastOpened
+    }
 }
 
 /// Share links: creating them, the status of a presented token, the inspector's view, revocation.
@@ -298,11 +314,7 @@ final class LinkService: Sendable {
         let counted = try await Self.storing {
             try await clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
-        let status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
-        return LinkView(
-            id: record.id, app: record.app, route: record.route, params: record.params, owner: record.owner,
-            title: record.title, status: status, createdAt: record.created, expiresAt: record.expires,
-            clicks: counted.count, lastOpenedAt: counted.lastOpened)
+        return LinkView(record, clicks: counted, now: now)
     }
 
     private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {

@@ -5,7 +5,8 @@ import LinkRouter
 import LinkStore
 import Logging
 
-/// `POST /v1/links`, `GET /v1/links/{id}` (the share-link inspector), `DELETE /v1/links/{id}` (revoke).
+/// `POST /v1/links`, `GET /v1/links` (list and search, a page at a time), `GET /v1/links/{id}` (the share-link
+/// inspector), `DELETE /v1/links/{id}` (revoke).
 /// A client key manages the links of its app; an admin key those of every app (`app` in the body then).
 struct LinkRoutes: Sendable {
     let links: LinkService
@@ -38,6 +39,11 @@ struct LinkRoutes: Sendable {
             let allowed = caller.kind == .admin ? CreateLinkRequest.keys.union(["app"]) : CreateLinkRequest.keys
             let create = try await JSONBody.decode(CreateLinkRequest.self, from: request, maxBytes: maxBodyBytes, allowedKeys: allowed)
             return try JSONBody.response(try await links.create(create, app: app), status: .created)
+        }
+        group.get { request, context in
+            let caller = try await auth.authenticate(request, client: context.clientAddress)
+            let query = try LinkListQuery(parameters: request.uri.queryParameters, caller: caller)
+            return try JSONBody.response(try await links.list(query))
         }
         group.get("{id}") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)

@@ -1,5 +1,6 @@
 public import Foundation
 import LinkRouter
+import OutboundHTTP
 import Synchronization
 
 /// Where and how to fetch an app's previews.
@@ -149,13 +150,17 @@ public final class OriginClient: Sendable {
         guard let origin else { return .unavailable(reason: "bad origin base URL") }
         var url = startURL
         for _ in 0...configuration.maxRedirects {
-            let outcome = await CurlTransfer.get(
-                url: url, connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
-                totalTimeoutMilliseconds: configuration.totalTimeoutMilliseconds, maxBodyBytes: configuration.maxBodyBytes)
-            switch outcome {
-            case .failure(.timedOut): return .unavailable(reason: "timed out")
-            case .failure(.tooLarge): return .unavailable(reason: "body larger than \(configuration.maxBodyBytes) bytes")
-            case .failure(.transport(let message)): return .unavailable(reason: message)
+            let request = OutboundRequest(
+                url: url,
+                limits: OutboundLimits(
+                    connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                    totalTimeoutMilliseconds: configuration.totalTimeoutMilliseconds,
+                    maxResponseBytes: configuration.maxBodyBytes))
+            switch await OutboundHTTP.perform(request) {
+            case .failure(let failure) where failure.kind == .timedOut: return .unavailable(reason: "timed out")
+            case .failure(let failure) where failure.kind == .tooLarge:
+                return .unavailable(reason: "body larger than \(configuration.maxBodyBytes) bytes")
+            case .failure(let failure): return .unavailable(reason: failure.message)
             case .success(let response):
                 switch response.status {
                 case 200: return PreviewDecoder.decode(response.body)

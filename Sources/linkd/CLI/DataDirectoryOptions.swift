@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 
-/// The `--data-dir` option shared by every verb that touches state.
+/// The `--data-dir` option of the offline keyring verbs (`linkd token …`): never a daemon's data directory.
 ///
 /// Order of precedence: the flag, then `LINKD_DATA_DIR`, then `./data`.
 struct DataDirectoryOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Data directory (default: $LINKD_DATA_DIR or ./data).")
+    @Option(name: .customLong("data-dir"), help: "The offline keyring's directory, not a daemon's (default: $LINKD_DATA_DIR or ./data).")
     var dataDirectory: String?
 
     /// The resolved data directory path.

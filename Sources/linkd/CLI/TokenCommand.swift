@@ -34,7 +34,8 @@ struct TTL: ExpressibleByArgument {
 /// `linkd token …`: issue and verify share tokens.
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "token", abstract: "Issue and verify share tokens.", subcommands: [Issue.self, Verify.self, Vectors.self])
+        commandName: "token", abstract: "Issue and verify share tokens with an offline keyring (tooling, test vectors).",
+        subcommands: [Issue.self, Verify.self, Vectors.self, KeyringCommand.self])
 
     struct Issue: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Issue a token for a new random link id.")

@@ -72,6 +72,9 @@ final class FaultInjectingBackend: StoreBackend {
     func fetchClicks(linkID: String) async throws -> LinkClicks { try check(); return try await base.fetchClicks(linkID: linkID) }
     func streamRevocations(into loader: RevocationLoader) async throws { try check(); try await base.streamRevocations(into: loader) }
 
+    // LinkListing
+    func listLinks(_ query: LinkListQuery) async throws -> [ListedLink] { try check(); return try await base.listLinks(query) }
+
     // SigningKeyTable
     func fetchKeyRecords() async throws -> [StoredKeyRecord] { try check(); return try await base.fetchKeyRecords() }
     func saveKeyRecords(_ records: [StoredKeyRecord], audit: AuditEntry?) async throws {

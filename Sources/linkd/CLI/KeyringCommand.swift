@@ -1,11 +1,21 @@
 public import ArgumentParser
 import Foundation
 public import TokenSigning
+import LinkdServer
 
-/// Opens the local keyring in a data directory: `keys.json` and `master.key` (or `LINKD_MASTER_KEY`).
+/// Opens the offline keyring in a data directory: `keys.json` and `master.key` (or `LINKD_MASTER_KEY`). A daemon's
+/// data directory is refused: the daemon keeps its keys in its store and never reads this keyring.
 enum LocalKeyring {
     static func open(_ options: DataDirectoryOptions) throws -> Keyring {
         let directory = options.path
+        if let found = DaemonDataDirectory.daemonFile(in: directory) {
+            throw CLIError(message: """
+                \(directory) is a linkd daemon's data directory (\(found) is there): the daemon keeps its signing \
+                keys in its store and never reads an offline keyring, so a key made or listed here is not the daemon's. \
+                Manage the daemon's keys with `linkd admin keys list|rotate|retire` (docs/admin-cli.md); use another \
+                --data-dir for an offline keyring.
+                """)
+        }
         do {
             let store = try FileKeyringStore(path: directory + "/keys.json")
             let master = try MasterKey.loadOrCreate(at: directory + "/master.key")
@@ -41,10 +51,27 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
-/// `linkd keys …`: manage signing keys.
-struct KeysCommand: ParsableCommand {
+/// `linkd keys`: gone — it looked like it managed the daemon's keys, and did not. Says where each use went.
+struct RemovedKeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "Manage token signing keys in the local keyring.",
+        commandName: "keys", abstract: "Removed: see `linkd admin keys` (the daemon's keys) and `linkd token keyring` (offline).",
+        shouldDisplay: false)
+    @Argument(parsing: .allUnrecognized) var rest: [String] = []
+
+    func run() throws {
+        throw CLIError(message: """
+            `linkd keys` is gone. The daemon's signing keys: `linkd admin keys list|rotate|retire` (over its admin \
+            API, docs/admin-cli.md). An offline keyring for test vectors and tooling: `linkd token keyring \
+            generate|rotate|list|retire|jwks --data-dir DIR`.
+            """)
+    }
+}
+
+/// `linkd token keyring …`: an offline keyring file for test vectors and tooling — never a daemon's keys.
+struct KeyringCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keyring",
+        abstract: "An offline keyring (keys.json) for test vectors and tooling; not the daemon's keys (linkd admin keys).",
         subcommands: [Generate.self, Rotate.self, List.self, Retire.self, JWKS.self])
 
     struct Generate: ParsableCommand {

@@ -1,0 +1,38 @@
+public import Foundation
+import OutboundHTTP
+
+/// The admin client's requests over `OutboundHTTP` (libcurl): the connection's time limits and response cap on
+/// every call, http and https only, no redirect followed (a 3xx is an error answer: the URL should be the daemon's).
+public struct CurlAdminTransport: AdminTransport {
+    /// Creates the transport.
+    public init() {}
+
+    /// Performs one exchange within `connection`'s limits.
+    public func perform(
+        method: String, url: String, headers: [(String, String)], body: Data?, connection: AdminConnection
+    ) async -> Result<AdminResponse, TransportFailure> {
+        let limits = OutboundLimits(
+            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
+            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
+        let request = OutboundRequest(
+            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, body: body.map(Array.init) ?? [],
+            limits: limits)
+        switch await OutboundHTTP.perform(request) {
+        case .success(let response):
+            return .success(AdminResponse(status: response.status, body: Data(response.body)))
+        case .failure(let failure):
+            switch failure.kind {
+            case .timedOut: return .failure(.timedOut)
+            case .tooLarge: return .failure(.tooLarge)
+            case .couldNotResolve: return .failure(.unreachable("the host name does not resolve (\(failure.message))"))
+            case .couldNotConnect: return .failure(.unreachable("no connection (\(failure.message)) — is linkd serve running there?"))
+            case .tls: return .failure(.unreachable("TLS failed (\(failure.message))"))
+            case .invalidRequest, .transport: return .failure(.unreachable(failure.message))
+            }
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,119 @@
+/// One header line of an outbound request or response.
+public struct OutboundHeader: Sendable, Equatable {
+    /// The field name as written (compare case-insensitively).
+    public var name: String
+    /// The field value, without surrounding white space.
+    public var value: String
+
+    /// A header `name: value`.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The time limits and size cap of one outbound request: every call linkd makes has all three.
+public struct OutboundLimits: Sendable, Equatable {
+    /// Longest wait for the TCP (and TLS) connection, in milliseconds.
+    public var connectTimeoutMilliseconds: Int
+    /// Longest time for the whole exchange, in milliseconds.
+    public var totalTimeoutMilliseconds: Int
+    /// Most response-body bytes read; a longer body aborts the transfer with `OutboundFailure.Kind.tooLarge`.
+    public var maxResponseBytes: Int
+
+    /// Limits in milliseconds and bytes.
+    public init(connectTimeoutMilliseconds: Int, totalTimeoutMilliseconds: Int, maxResponseBytes: Int) {
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.totalTimeoutMilliseconds = totalTimeoutMilliseconds
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+/// One HTTP request made by linkd (origin previews, webhook deliveries, `linkd admin`). Redirects are never followed:
+/// a 3xx comes back with its resolved `Location` in `OutboundResponse.redirectURL`, for the caller to judge.
+public struct OutboundRequest: Sendable {
+    /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE` or `HEAD`.
+    public var method: String
+    /// The absolute URL.
+    public var url: String
+    /// Request headers, sent in order (curl's default `Accept: */*` stays unless one is given).
+    public var headers: [OutboundHeader]
+    /// The request body; sent with `Content-Length` when not empty (or for `POST`, `PUT`, `PATCH`).
+    public var body: [UInt8]
+    /// Time limits and the response cap.
+    public var limits: OutboundLimits
+    /// The URL schemes allowed, as curl spells them (`"http,https"` or `"https"`).
+    public var allowedSchemes: String
+    /// curl's `CURLOPT_RESOLVE` entries (`host:port:address`): connect to the given address instead of resolving
+    /// the name, so a caller that has checked an address connects to exactly that one.
+    public var pinnedAddresses: [String]
+
+    /// A request; `allowedSchemes` is `http,https` and nothing is pinned unless given.
+    public init(
+        method: String = "GET", url: String, headers: [OutboundHeader] = [], body: [UInt8] = [],
+        limits: OutboundLimits, allowedSchemes: String = "http,https", pinnedAddresses: [String] = []
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.limits = limits
+        self.allowedSchemes = allowedSchemes
+        self.pinnedAddresses = pinnedAddresses
+    }
+}
+
+/// The answer to an `OutboundRequest`, whatever its status.
+public struct OutboundResponse: Sendable {
+    /// The HTTP status code.
+    public let status: Int
+    /// The response's header fields (of the last response, when curl saw interim ones).
+    public let headers: [OutboundHeader]
+    /// The body, at most `OutboundLimits.maxResponseBytes`.
+    public let body: [UInt8]
+    /// The `Location` of a 3xx, resolved against the request URL.
+    public let redirectURL: String?
+    /// The address connected to, as text (`127.0.0.1`, `::1`).
+    public let remoteAddress: String?
+
+    /// The first value of the header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// Why an outbound request got no answer.
+public struct OutboundFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure, for callers that act on it.
+    public enum Kind: String, Sendable {
+        /// The request is not one linkd sends (method, URL, header with a line break).
+        case invalidRequest
+        /// The host name did not resolve.
+        case couldNotResolve
+        /// No connection (refused, unreachable, or a scheme not allowed).
+        case couldNotConnect
+        /// TLS failed (certificate, handshake).
+        case tls
+        /// A time limit passed.
+        case timedOut
+        /// The response body was larger than the cap.
+        case tooLarge
+        /// Anything else curl reported.
+        case transport
+    }
+
+    /// The kind of failure.
+    public let kind: Kind
+    /// curl's message, or linkd's.
+    public let message: String
+
+    /// A failure of `kind`.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
