@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkStore
 import LinkdTestSupport
 import Testing
+import TokenSigning
 
 @testable import LinkdServer
 
@@ -190,6 +191,17 @@ struct ConsoleTests {
                 idHash: ConsoleSessions.hash(second), keyID: try #require(try await api.store.allAPIKeys().first?.id),
                 created: old, lastSeen: Date()))
             #expect(try await console.get("/admin").status == 303)
+
+            // A session opened on another instance with a key made there, before this instance's key directory has
+            // read it: the key is looked up in the store, and the session stands.
+            let (elsewhere, _) = APIKeyAuthenticator.makeKey(kind: .admin, app: nil, label: "made on another instance")
+            try await api.faults.base.insertAPIKey(elsewhere, audit: nil)
+            let foreignID = Base64URL.encode(SecureRandom.bytes(32))
+            try await api.store.createSession(AdminSessionRecord(
+                idHash: ConsoleSessions.hash(foreignID), keyID: elsewhere.id, created: Date(), lastSeen: Date()))
+            let visitor = ConsoleClient(api: api, session: foreignID)
+            let seen = try await visitor.get("/admin")
+            #expect(seen.status == 200 && seen.text.contains(elsewhere.id))
 
             // A new admin key signs in; revoking it ends its session at once.
             let made = try await api.call(.post, "/v1/admin/api-keys", key: api.adminKey, json: ["kind": "admin", "label": "ops"])

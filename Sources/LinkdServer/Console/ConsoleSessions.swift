@@ -52,7 +52,7 @@ struct ConsoleSessions: Sendable {
         let hash = Self.hash(id)
         guard let record = try await store.session(idHash: hash) else { return nil }
         let expired = now.timeIntervalSince(record.lastSeen) > idle || now.timeIntervalSince(record.created) > maximum
-        guard !expired, let key = directory.record(id: record.keyID), key.revoked == nil, key.kind == .admin else {
+        guard !expired, let key = try await key(id: record.keyID), key.revoked == nil, key.kind == .admin else {
             try await store.endSession(idHash: hash)
             return nil
         }
@@ -62,7 +62,16 @@ struct ConsoleSessions: Sendable {
         return Session(idHash: hash, caller: Caller(keyID: key.id, kind: .admin, app: nil), csrfToken: Self.csrfToken(sessionID: id))
     }
 
-    /// Ends a session (sign-out).
+    /// The API key `id`: from memory, else — a key made on another instance of a shared store within the
+    /// directory's refresh interval — from the store.
+    private func key(id: String) async throws -> APIKeyRecord? {
+        if let known = directory.record(id: id) { return known }
+        guard let stored = try await store.allAPIKeys().first(where: { $0.id == id }) else { return nil }
+        directory.remember(stored)
+        return stored
+    }
+
+        /// Ends a session (sign-out).
     func end(_ session: Session) async throws {
         try await store.endSession(idHash: session.idHash)
     }
