@@ -226,6 +226,10 @@ struct ConsoleTests {
             #expect(out.status == 303 && out.headers[.location] == "/admin/sign-in")
             #expect(ConsoleClient.setCookies(out).contains { $0.hasPrefix("linkd_admin=;") && $0.contains("Max-Age=0") })
             #expect(try await api.store.session(idHash: ConsoleSessions.hash(id)) == nil)
+            // Sign-in and sign-out are in the audit log, as the key.
+            let keyID = try #require(try await api.store.allAPIKeys().first { $0.kind == .admin }?.id)
+            let entries = try await api.store.auditLog(filter: AuditFilter(actor: keyID), limit: 10).map(\.action)
+            #expect(entries.prefix(2) == ["console.sign-out", "console.sign-in"])
             // The browser might keep the cookie; the server does not know it any more.
             let replay = try await console.get("/admin")
             #expect(replay.status == 303 && replay.headers[.location] == "/admin/sign-in")

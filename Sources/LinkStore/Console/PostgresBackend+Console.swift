@@ -30,13 +30,16 @@ extension PostgresBackend {
         return entries
     }
 
-    /// Stores a new session.
-    public func insertSession(_ session: AdminSessionRecord) async throws {
-        try await run("open a console session") { [client] in
-            try await client.query("""
-                INSERT INTO admin_sessions (idhash, keyid, created, lastseen)
-                VALUES (\(session.idHash), \(session.keyID), \(session.created), \(session.lastSeen))
-                """)
+    /// Stores a new session, with `audit` in the same transaction.
+    public func insertSession(_ session: AdminSessionRecord, audit: AuditEntry?) async throws {
+        try await run("open a console session") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO admin_sessions (idhash, keyid, created, lastseen)
+                    VALUES (\(session.idHash), \(session.keyID), \(session.created), \(session.lastSeen))
+                    """, logger: logger)
+                try await Self.insertAudit(audit, connection, logger: logger)
+            }
         }
     }
 
@@ -58,11 +61,16 @@ extension PostgresBackend {
         }
     }
 
-    /// Deletes a session.
-    public func deleteSession(idHash: Data) async throws -> Bool {
-        try await run("end a console session") { [client] in
-            let rows = try await client.query("DELETE FROM admin_sessions WHERE idhash = \(idHash) RETURNING keyid")
-            return try await rows.collect().count > 0
+    /// Deletes a session, with `audit` in the same transaction when there was one.
+    public func deleteSession(idHash: Data, audit: AuditEntry?) async throws -> Bool {
+        try await run("end a console session") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> Bool in
+                let rows = try await connection.query(
+                    "DELETE FROM admin_sessions WHERE idhash = \(idHash) RETURNING keyid", logger: logger)
+                guard try await rows.collect().count > 0 else { return false }
+                try await Self.insertAudit(audit, connection, logger: logger)
+                return true
+            }
         }
     }
 

@@ -25,9 +25,10 @@ enum ConsoleMigration {
 
 // The console's queries on SQLite.
 extension SQLiteBackend {
-    /// Stores a new session.
-    public func insertSession(_ session: AdminSessionRecord) async throws {
+    /// Stores a new session, with `audit` in the same transaction.
+    public func insertSession(_ session: AdminSessionRecord, audit: AuditEntry?) async throws {
         try await write { db in
+            try audit?.insert(db)
             try db.execute(
                 sql: "INSERT INTO admin_sessions (idHash, keyId, created, lastSeen) VALUES (?, ?, ?, ?)",
                 arguments: [session.idHash, session.keyID, StoredDate.text(session.created), StoredDate.text(session.lastSeen)])
@@ -54,11 +55,13 @@ extension SQLiteBackend {
         }
     }
 
-    /// Deletes a session.
-    public func deleteSession(idHash: Data) async throws -> Bool {
+    /// Deletes a session, with `audit` in the same transaction when there was one.
+    public func deleteSession(idHash: Data, audit: AuditEntry?) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM admin_sessions WHERE idHash = ?", arguments: [idHash])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try audit?.insert(db)
+            return true
         }
     }
 

@@ -3,9 +3,9 @@ public import Foundation
 // What the admin console asks of the store, passed through to the backend (nothing of it is cached: sessions
 // must end everywhere at once, and the other reads are rare).
 extension StoreFront {
-    /// Stores a new console session.
-    public func createSession(_ session: AdminSessionRecord) async throws {
-        try await backend.insertSession(session)
+    /// Stores a new console session, with `audit` (the sign-in) in the same transaction.
+    public func createSession(_ session: AdminSessionRecord, audit: AuditEntry? = nil) async throws {
+        try await backend.insertSession(session, audit: audit)
     }
 
     /// The console session whose id has this digest.
@@ -18,10 +18,10 @@ extension StoreFront {
         try await backend.touchSession(idHash: idHash, at: date)
     }
 
-    /// Ends a session; false when there was none.
+    /// Ends a session, with `audit` (the sign-out) in the same transaction; false when there was none.
     @discardableResult
-    public func endSession(idHash: Data) async throws -> Bool {
-        try await backend.deleteSession(idHash: idHash)
+    public func endSession(idHash: Data, audit: AuditEntry? = nil) async throws -> Bool {
+        try await backend.deleteSession(idHash: idHash, audit: audit)
     }
 
     /// Deletes the sessions idle since before `idleBefore` or opened before `createdBefore`.

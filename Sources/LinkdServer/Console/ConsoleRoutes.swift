@@ -457,7 +457,10 @@ struct ConsoleRoutes: Sendable {
         let filter = AuditFilter(actor: field("actor"), action: field("action"), app: field("app"))
         let limit = field("limit").flatMap(Int.init) ?? 100
         let entries = try await admin.auditLog(filter: filter, limit: limit)
-        let actions = ["key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke"]
+        let actions = [
+            "key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke",
+            "console.sign-in", "console.sign-out",
+        ]
         return render("audit", session, nav: "audit", title: "Audit log", [
             "actor": filter.actor ?? "", "limit": limit,
             "actions": actions.map { ["id": $0, "selected": $0 == filter.action] },

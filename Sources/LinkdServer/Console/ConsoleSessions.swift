@@ -41,7 +41,9 @@ struct ConsoleSessions: Sendable {
         let id = Base64URL.encode(SecureRandom.bytes(32))
         let hash = Self.hash(id)
         _ = try? await store.pruneSessions(idleBefore: now.addingTimeInterval(-idle), createdBefore: now.addingTimeInterval(-maximum))
-        try await store.createSession(AdminSessionRecord(idHash: hash, keyID: caller.keyID, created: now, lastSeen: now))
+        try await store.createSession(
+            AdminSessionRecord(idHash: hash, keyID: caller.keyID, created: now, lastSeen: now),
+            audit: AuditEntry(at: now, actor: caller.keyID, action: "console.sign-in", detail: "a console session opened"))
         return (id, Session(idHash: hash, caller: caller, csrfToken: Self.csrfToken(sessionID: id)))
     }
 
@@ -71,9 +73,10 @@ struct ConsoleSessions: Sendable {
         return stored
     }
 
-        /// Ends a session (sign-out).
+        /// Ends a session (sign-out), audited as its key.
     func end(_ session: Session) async throws {
-        try await store.endSession(idHash: session.idHash)
+        try await store.endSession(idHash: session.idHash, audit: AuditEntry(
+            at: Date(), actor: session.caller.keyID, action: "console.sign-out", detail: "a console session ended"))
     }
 
     static func hash(_ id: String) -> Data {

@@ -113,10 +113,16 @@ final class FaultInjectingBackend: StoreBackend {
 
 // The admin console's tables, forwarded the same way.
 extension FaultInjectingBackend {
-    func insertSession(_ session: AdminSessionRecord) async throws { try check(); try await base.insertSession(session) }
+    func insertSession(_ session: AdminSessionRecord, audit: AuditEntry?) async throws {
+        try check()
+        try await base.insertSession(session, audit: audit)
+    }
     func fetchSession(idHash: Data) async throws -> AdminSessionRecord? { try check(); return try await base.fetchSession(idHash: idHash) }
     func touchSession(idHash: Data, at date: Date) async throws { try check(); try await base.touchSession(idHash: idHash, at: date) }
-    func deleteSession(idHash: Data) async throws -> Bool { try check(); return try await base.deleteSession(idHash: idHash) }
+    func deleteSession(idHash: Data, audit: AuditEntry?) async throws -> Bool {
+        try check()
+        return try await base.deleteSession(idHash: idHash, audit: audit)
+    }
     func deleteSessions(idleBefore: Date, createdBefore: Date) async throws -> Int {
         try check()
         return try await base.deleteSessions(idleBefore: idleBefore, createdBefore: createdBefore)
