@@ -91,10 +91,12 @@ public func buildServer(
     if !configuration.hasOpsListener { health.register(on: router) }  // else on the ops listener only
     LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let resolveRoutes = ResolveRoutes(links: links)
-    AdminRoutes(
-        store: store, keys: bootstrap.keys, router: bootstrap.router, auth: auth, metrics: metrics,
-        maxBodyBytes: configuration.maxBodyBytes
-    ).register(on: router)
+    // The admin actions, once: the admin API and the console are two front doors to them.
+    let instance = InstanceIdentity.make()
+    let admin = AdminService(
+        store: store, keys: bootstrap.keys, router: bootstrap.router, links: links, apiKeys: apiKeys, metrics: metrics,
+        instance: instance)
+    AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let webhookSettings = configuration.webhookDelivery
     let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
     WebhookRoutes(
@@ -107,6 +109,7 @@ public func buildServer(
     let pages: SharePages<ReadyResponse>
     let wellKnown: WellKnownFiles
     let claimPages: ClaimPageRenderer
+    let console: ConsoleRoutes?
     do {
         pages = try SharePages(
             router: bootstrap.router,
@@ -115,6 +118,12 @@ public func buildServer(
             makePage: ReadyResponse.init(page:))
         wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
         claimPages = try ClaimPageRenderer(directory: configuration.templatesDir)
+        console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
+            admin: admin, auth: auth,
+            sessions: ConsoleSessions(
+                store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
+                maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
+            pages: try ConsolePages(templatesDirectory: configuration.templatesDir))
     } catch let error as PageError {
         throw ConfigurationError(message: "templates: \(error)")
     } catch let error as WellKnownError {
@@ -133,6 +142,8 @@ public func buildServer(
         links: links, pages: pages, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
     )).register(on: router)
     StatsRoutes(links: links, auth: auth).register(on: router)
+    // The admin console: here, or on the ops listener (`adminConsole`).
+    if configuration.consolePlacement == .public { console?.register(on: router) }
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
     router.add(middleware: AppLinkPagesMiddleware(
@@ -154,7 +165,8 @@ public func buildServer(
         ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton
     // With `opsPort` set, /metrics, /readyz and /healthz on a listener of their own, run as one more service.
     let ops = configuration.hasOpsListener ? [opsApplication(
-        configuration: configuration, health: health, metrics: metrics, serverName: serverName,
+        configuration: configuration, health: health, console: configuration.consolePlacement == .ops ? console : nil,
+        metrics: metrics, serverName: serverName,
         eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
     let application = Application(
         responder: HeadResponder(base: router.router.buildResponder()),
@@ -171,7 +183,8 @@ public func buildServer(
         // shutdown begins, and the ones in flight are waited for.
         // The webhook deliveries under way finish and are recorded before the store closes.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), statsFlusher, flusher, deletions, OriginFetchService(fetches: pages.fetches), webhookDelivery] + ops,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), statsFlusher, flusher, deletions, OriginFetchService(fetches: pages.fetches), webhookDelivery,
+                   HeartbeatService(store: store, identity: instance, logger: logger)] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

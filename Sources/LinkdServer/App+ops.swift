@@ -8,9 +8,10 @@ import ServiceLifecycle
 /// as a service of the public application, so both start and stop together.
 /// - Parameters:
 ///   - health: the routes (and the readiness probe) the public listener no longer serves.
+///   - console: the admin console, when it is served here (`adminConsole: ops`).
 ///   - onListening: called with the bound port once it listens.
 func opsApplication(
-    configuration: ServerConfiguration, health: HealthRoutes, metrics: ServerMetrics, serverName: String,
+    configuration: ServerConfiguration, health: HealthRoutes, console: ConsoleRoutes?, metrics: ServerMetrics, serverName: String,
     eventLoopGroup: EventLoopGroupProvider, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void
 ) -> some Service {
     let router = RouteRecorder(router: Hummingbird.Router(context: LinkdRequestContext.self))
@@ -18,6 +19,7 @@ func opsApplication(
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     health.register(on: router)
     HealthRoutes.registerLiveness(on: router)
+    console?.register(on: router)
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
     let port = configuration.opsPort ?? 0
     return Application(

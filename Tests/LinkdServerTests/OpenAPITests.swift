@@ -28,10 +28,10 @@ struct OpenAPITests {
         @discardableResult
         func call(
             _ method: HTTPRequest.Method, _ path: String, template: String? = nil, key: String? = nil,
-            json: [String: Any]? = nil, raw: String? = nil, contentType: String? = nil,
+            json: [String: Any]? = nil, raw: String? = nil, contentType: String? = nil, headers: HTTPFields = [:],
             sourceLocation: SourceLocation = #_sourceLocation
         ) async throws -> Reply {
-            let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType)
+            let reply = try await api.call(method, path, key: key, json: json, raw: raw, contentType: contentType, headers: headers)
             let template = template ?? String(path.split(separator: "?", maxSplits: 1)[0])
             record(
                 method.rawValue, template, reply.status, reply.headers[.contentType], reply.text, reply.headers[.retryAfter],
@@ -221,6 +221,10 @@ struct OpenAPITests {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
             }
 
+            // The admin console: every page without a session (303 to sign-in) and with one (200); every form without
+            // a session (303), without its CSRF token (403) and with it.
+            try await Self.exerciseConsole(check, api: api, linkID: id, retiredKid: oldKid, apiKeyID: spareID)
+
             // Every path asked with methods it does not list: 405 with Allow as the document lists them.
             for template in document.paths {
                 let path = template.split(separator: "/").map { $0.hasPrefix("{") ? "x" : String($0) }.reduce("") { $0 + "/" + $1 }
@@ -310,6 +314,7 @@ struct OpenAPITests {
                 statuses.append(try await check.call(.get, "/v1/admin/audit", key: "lkd_wrong").status)
             }
             #expect(statuses.last == 429, "\(statuses)")
+            try await Self.consoleSignInLockedOut(check)
             // Locked out: every attempt without a valid key is 429 (a valid key is still served: ErrorTests).
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000") {
                 expectStatus(try await check.call(method, path, template: template, key: "lkd_wrong", json: Self.body(template)), 429)
@@ -333,6 +338,68 @@ struct OpenAPITests {
             for status in statuses.subtracting(seen.all[operation] ?? []).sorted() { unseen.append("\(operation) → \(status)") }
         }
         #expect(unseen.isEmpty, "documented but never answered: \(unseen.sorted())")
+    }
+
+    /// The console's pages and forms, each answered as documented.
+    static func exerciseConsole(_ check: Checker, api: API, linkID: String, retiredKid: UInt32, apiKeyID: String) async throws {
+        let form = "application/x-www-form-urlencoded"
+        expectStatus(try await check.call(.get, "/admin/console.css"), 200)
+        let signInPage = try await check.call(.get, "/admin/sign-in")
+        expectStatus(signInPage, 200)
+        let signInToken = try #require(ConsoleClient.csrf(in: signInPage.text))
+        let signInCookie = try #require(ConsoleClient.setCookies(signInPage).first?.split(separator: ";").first.map(String.init))
+        var signInHeaders: HTTPFields = [.origin: ConsoleClient.origin]
+        signInHeaders[.cookie] = signInCookie
+        expectStatus(try await check.call(.post, "/admin/sign-in", raw: "key=lkd_wrong&csrf=\(signInToken)", contentType: form, headers: signInHeaders), 401)
+        expectStatus(try await check.call(.post, "/admin/sign-in", raw: "key=lkd_wrong", contentType: form, headers: signInHeaders), 403)
+        let signedIn = try await check.call(
+            .post, "/admin/sign-in", raw: "key=\(ConsoleClient.encode(api.adminKey))&csrf=\(signInToken)", contentType: form, headers: signInHeaders)
+        expectStatus(signedIn, 303)
+        let session = try #require(ConsoleClient.setCookies(signedIn).first { $0.hasPrefix("linkd_admin=") }?.split(separator: ";").first.map(String.init))
+        var withSession: HTTPFields = [.origin: ConsoleClient.origin]
+        withSession[.cookie] = session
+        let pages: [(String, String)] = [
+            ("/admin", "/admin"), ("/admin/keys", "/admin/keys"), ("/admin/keys/handz/rotate", "/admin/keys/{app}/rotate"),
+            ("/admin/keys/handz/\(retiredKid)/retire", "/admin/keys/{app}/{kid}/retire"), ("/admin/links?app=handz&owner=u1", "/admin/links"),
+            ("/admin/links/\(linkID)", "/admin/links/{id}"), ("/admin/links/\(linkID)/revoke", "/admin/links/{id}/revoke"),
+            ("/admin/owners/revoke?app=handz&owner=u1", "/admin/owners/revoke"), ("/admin/api-keys", "/admin/api-keys"),
+            ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke"), ("/admin/audit", "/admin/audit"),
+        ]
+        var token = ""
+        for (path, template) in pages {
+            expectStatus(try await check.call(.get, path, template: template), 303)
+            let page = try await check.call(.get, path, template: template, headers: withSession)
+            expectStatus(page, 200)
+            token = ConsoleClient.csrf(in: page.text) ?? token
+        }
+        let forms: [(String, String, String)] = [
+            ("/admin/keys/handz/rotate", "/admin/keys/{app}/rotate", "suite=hmac-sha256"),
+            ("/admin/keys/handz/\(retiredKid)/retire", "/admin/keys/{app}/{kid}/retire", ""),
+            ("/admin/links/\(linkID)/revoke", "/admin/links/{id}/revoke", ""),
+            ("/admin/owners/revoke", "/admin/owners/revoke", "app=handz&owner=u1"),
+            ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke", ""),
+            ("/admin/api-keys", "/admin/api-keys", "kind=admin&label=openapi"),
+            ("/admin/sign-out", "/admin/sign-out", ""),
+        ]
+        for (path, template, fields) in forms {
+            expectStatus(try await check.call(.post, path, template: template, raw: fields, contentType: form), 303)
+            expectStatus(try await check.call(.post, path, template: template, raw: fields, contentType: form, headers: withSession), 403)
+            let done = try await check.call(
+                .post, path, template: template, raw: fields + (fields.isEmpty ? "" : "&") + "csrf=\(token)", contentType: form, headers: withSession)
+            expectStatus(done, template == "/admin/api-keys" ? 201 : 303)
+        }
+    }
+
+    /// The console's sign-in while the address is locked out for failed authentications: 429.
+    static func consoleSignInLockedOut(_ check: Checker) async throws {
+        let page = try await check.call(.get, "/admin/sign-in")
+        let token = try #require(ConsoleClient.csrf(in: page.text))
+        var headers: HTTPFields = [.origin: ConsoleClient.origin]
+        headers[.cookie] = try #require(ConsoleClient.setCookies(page).first?.split(separator: ";").first.map(String.init))
+        let reply = try await check.call(
+            .post, "/admin/sign-in", raw: "key=lkd_wrong&csrf=\(token)", contentType: "application/x-www-form-urlencoded", headers: headers)
+        expectStatus(reply, 429)
+        #expect(reply.headers[.retryAfter] != nil)
     }
 
     /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).

@@ -213,7 +213,7 @@ extension ServerConfigurationTests {
         expected.opsPort = 9100
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 38)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 41)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)

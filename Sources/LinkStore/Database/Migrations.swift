@@ -85,6 +85,9 @@ enum Migrations {
         migrator.registerMigration("deferred-v1") { db in
             for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("console-v1") { db in
+            try ConsoleMigration.apply(db)
+        }
         return migrator
     }
 }

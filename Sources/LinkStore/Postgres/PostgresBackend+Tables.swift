@@ -186,9 +186,10 @@ extension PostgresBackend {
     /// Appends `entry`, when there is one, on `connection` (inside the transaction of the action it records).
     static func insertAudit(_ entry: AuditEntry?, _ connection: PostgresConnection, logger: Logger) async throws {
         guard let entry else { return }
-        try await connection.query(
-            "INSERT INTO audit_log (at, actor, action, detail) VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail))",
-            logger: logger)
+        try await connection.query("""
+            INSERT INTO audit_log (at, actor, action, detail, app)
+            VALUES (\(entry.at), \(entry.actor), \(entry.action), \(entry.detail), \(entry.app))
+            """, logger: logger)
         try await enqueueWebhookEvents(entry.events, on: connection, logger: logger)
     }
 
@@ -197,11 +198,8 @@ extension PostgresBackend {
         try await run("read the audit log") { [client] in
             var entries: [AuditEntry] = []
             let rows = try await client.query(
-                "SELECT seq, at, actor, action, detail FROM audit_log ORDER BY seq DESC LIMIT \(Int64(max(0, limit)))")
-            for try await (seq, at, actor, action, detail) in rows.decode((Int64, Date, String, String, String).self) {
-                entries.append(AuditEntry(seq: seq, at: at, actor: actor, action: action, detail: detail))
-            }
-            return entries
+                "SELECT \(unescaped: Self.auditColumns) FROM audit_log ORDER BY seq DESC LIMIT \(Int64(max(0, limit)))")
+            return try await Self.decodeAudit(rows)
         }
     }
 

@@ -67,6 +67,7 @@ enum PostgresMigrations {
             "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, seq)",
         ]),
         ("deferred-v1", DeferredSchema.postgres),
+        ("console-v1", PostgresConsoleMigration.statements),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

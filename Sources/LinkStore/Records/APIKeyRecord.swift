@@ -49,22 +49,26 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var action: String
     /// Details (free text, never secrets).
     public var detail: String
+    /// The app the action concerned, when it concerned one (what the audit log is filtered by).
+    public var app: String?
     /// The webhook events the action emits: not part of the entry's row, but written to the outbox wherever the
     /// backend writes the entry, so in the action's own transaction (see `WebhookEvent`).
     public var events: [WebhookEvent] = []
 
     /// The stored columns (`events` go to the outbox, not to the audit log).
-    private enum CodingKeys: String, CodingKey { case seq, at, actor, action, detail }
+    private enum CodingKeys: String, CodingKey { case seq, at, actor, action, detail, app }
 
     /// Creates an audit entry.
     public init(
-        seq: Int64? = nil, at: Date, actor: String, action: String, detail: String, events: [WebhookEvent] = []
+        seq: Int64? = nil, at: Date, actor: String, action: String, detail: String, app: String? = nil,
+        events: [WebhookEvent] = []
     ) {
         self.seq = seq
         self.at = at
         self.actor = actor
         self.action = action
         self.detail = detail
+        self.app = app
         self.events = events
     }
 }

@@ -49,13 +49,21 @@ struct APIKeyAuthenticator: Sendable {
     /// bucket has a token again) for any but a valid key while the address is locked out, 503 when the store
     /// cannot be asked.
     func authenticate(_ request: Request, client: String) async throws -> Caller {
-        let lockedOut = !failures.peek(client)
         guard let header = request.headers[.authorization], header.utf8.count <= Self.maxHeaderBytes,
               header.hasPrefix("Bearer ")
         else {
-            throw failed(client, lockedOut: lockedOut, APIError(.unauthorized, .unauthorized, "send an API key as 'Authorization: Bearer <key>'"))
+            throw failed(client, lockedOut: !failures.peek(client), APIError(.unauthorized, .unauthorized, "send an API key as 'Authorization: Bearer <key>'"))
         }
-        let secret = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
+        return try await authenticate(secret: header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces), client: client)
+    }
+
+    /// The caller whose key is `secret` (the header's, or the one typed into the console's sign-in form), with the
+    /// same lockout, the same failure charge and the same errors.
+    func authenticate(secret: String, client: String) async throws -> Caller {
+        let lockedOut = !failures.peek(client)
+        guard !secret.isEmpty, secret.utf8.count <= Self.maxHeaderBytes else {
+            throw failed(client, lockedOut: lockedOut, APIError(.unauthorized, .unauthorized, "the API key is unknown or revoked"))
+        }
         let digest = SecretDigest.sha256(Array(secret.utf8))
         var record = directory.record(digest: Data(digest))
         if record == nil, !lockedOut {

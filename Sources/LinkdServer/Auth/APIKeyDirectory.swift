@@ -23,6 +23,12 @@ final class APIKeyDirectory: Sendable {
         byDigest.withLock { $0[digest] }
     }
 
+    /// The key with this id, revoked or not; nil when this instance does not know it (a console session's key is
+    /// checked here on every request, so a revoked admin key ends its sessions).
+    func record(id: String) -> APIKeyRecord? {
+        byDigest.withLock { $0.values.first { $0.id == id } }
+    }
+
     /// Reads every key from the store.
     func reload(from store: StoreFront) async throws {
         let records = try await store.allAPIKeys()

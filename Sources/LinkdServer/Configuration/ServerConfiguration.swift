@@ -50,6 +50,8 @@ import TokenSigning
 ///   delivery (`ServerConfiguration+Webhooks.swift`).
 /// - `claimTTLSeconds`, `claimCodesPerMinute`, `maxLiveClaimCodes`, `claimAttemptsPerMinute` — deferred deep links'
 ///   claim codes (`ServerConfiguration+Claims.swift`).
+/// - `adminConsole` / `LINKD_ADMIN_CONSOLE`, `adminSessionIdleSeconds`, `adminSessionMaxSeconds` — the admin console
+///   at `/admin` (`ServerConfiguration+Console.swift`).
 ///
 /// Precedence: flags, then environment, then the file (`--config` / `LINKD_CONFIG`), then these defaults.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -101,6 +103,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxLiveClaimCodes: Int = 1_000_000
     /// Claims (`POST /v1/claims/{code}`) one address may try per minute; past it: 429.
     public var claimAttemptsPerMinute: Double = 20
+    /// Where the admin console is served: `public`, `ops` or `off` (`ServerConfiguration+Console.swift`).
+    public var adminConsole: String = "public"
+    /// A console session unused this long is over.
+    public var adminSessionIdleSeconds: Int = 1800
+    /// A console session is over this long after sign-in, used or not.
+    public var adminSessionMaxSeconds: Int = 43_200
 
     /// Creates a configuration; every parameter has the embedded default.
     public init(
@@ -173,6 +181,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case opsHost, opsPort
         case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
         case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, claimAttemptsPerMinute
+        case adminConsole, adminSessionIdleSeconds, adminSessionMaxSeconds
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -214,6 +223,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .claimCodesPerMinute: claimCodesPerMinute = try value.double()
         case .maxLiveClaimCodes: maxLiveClaimCodes = try value.int()
         case .claimAttemptsPerMinute: claimAttemptsPerMinute = try value.double()
+        case .adminConsole: adminConsole = try value.string()
+        case .adminSessionIdleSeconds: adminSessionIdleSeconds = try value.int()
+        case .adminSessionMaxSeconds: adminSessionMaxSeconds = try value.int()
         }
     }
 }
@@ -262,6 +274,7 @@ extension ServerConfiguration {
             configuration.trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
         try configuration.readOpsEnvironment(environment)
+        configuration.readConsoleEnvironment(environment)
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDir = dataDir }
@@ -353,6 +366,7 @@ extension ServerConfiguration {
         if let bad = trustedProxies.first(where: { IPNetwork($0) == nil }) {
             throw ConfigurationError(message: "trustedProxies: '\(bad)' is not an IP address or CIDR network (10.0.0.0/8, 2001:db8::/32)")
         }
+        try validateConsole()
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(message: "logLevel '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }

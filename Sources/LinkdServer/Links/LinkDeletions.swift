@@ -60,7 +60,7 @@ final class LinkDeletions: Service {
             // The audit entry goes with the change, in its transaction (written only when the link changed).
             deleted = try await store.markLinkDeleted(id: linkID) { record in
                 AuditEntry(
-                    at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)",
+                    at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)", app: record.app,
                     events: [WebhookEvents.linkDeleted(record, at: date)])
             }
         } catch {

@@ -22,6 +22,19 @@ public enum SecurityHeaders {
         header.name == "Content-Security-Policy" ? (header.name, contentSecurityPolicy + "; script-src 'self'") : header
     }
 
+    /// The Content-Security-Policy of the admin console: the pages' policy, but forms may post to the console's own
+    /// origin (`form-action 'self'`) and images are the console's own only.
+    public static let consoleContentSecurityPolicy =
+        "default-src 'none'; img-src 'self'; style-src 'self'; base-uri 'none'; form-action 'self'; "
+        + "frame-ancestors 'none'"
+
+    /// The security headers of the admin console's pages: the pages' set with the console's CSP, and
+    /// `Referrer-Policy: same-origin` rather than `no-referrer` (which makes a browser send `Origin: null` with a
+    /// same-origin form post, and the console checks `Origin`); no referrer still leaves for another site.
+    public static let console: [(name: String, value: String)] =
+        [("Content-Security-Policy", consoleContentSecurityPolicy), ("Referrer-Policy", "same-origin")]
+        + page.filter { $0.name != "Content-Security-Policy" && $0.name != "Referrer-Policy" }
+
     /// Headers for the QR SVG (`image/svg+xml`, no script possible inside, never cached: revocation bites).
     public static let svg: [(name: String, value: String)] = [
         ("Content-Type", "image/svg+xml"),

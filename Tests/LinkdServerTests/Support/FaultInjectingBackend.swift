@@ -110,3 +110,34 @@ final class FaultInjectingBackend: StoreBackend {
     }
     func pruneChanges() async throws { try check(); try await base.pruneChanges() }
 }
+
+// The admin console's tables, forwarded the same way.
+extension FaultInjectingBackend {
+    func insertSession(_ session: AdminSessionRecord, audit: AuditEntry?) async throws {
+        try check()
+        try await base.insertSession(session, audit: audit)
+    }
+    func fetchSession(idHash: Data) async throws -> AdminSessionRecord? { try check(); return try await base.fetchSession(idHash: idHash) }
+    func touchSession(idHash: Data, at date: Date) async throws { try check(); try await base.touchSession(idHash: idHash, at: date) }
+    func deleteSession(idHash: Data, audit: AuditEntry?) async throws -> Bool {
+        try check()
+        return try await base.deleteSession(idHash: idHash, audit: audit)
+    }
+    func deleteSessions(idleBefore: Date, createdBefore: Date) async throws -> Int {
+        try check()
+        return try await base.deleteSessions(idleBefore: idleBefore, createdBefore: createdBefore)
+    }
+    func fetchAuditLog(filter: AuditFilter, limit: Int) async throws -> [AuditEntry] {
+        try check()
+        return try await base.fetchAuditLog(filter: filter, limit: limit)
+    }
+    func countActiveLinks(app: String, owner: String) async throws -> Int {
+        try check()
+        return try await base.countActiveLinks(app: app, owner: owner)
+    }
+    func writeHeartbeat(_ heartbeat: InstanceHeartbeat) async throws { try check(); try await base.writeHeartbeat(heartbeat) }
+    func fetchInstances(seenSince since: Date) async throws -> [InstanceHeartbeat] {
+        try check()
+        return try await base.fetchInstances(seenSince: since)
+    }
+}

@@ -1,0 +1,577 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import LinkRouter
+import LinkStore
+import Logging
+import TokenSigning
+import UTCTime
+import WebFallback
+
+/// The admin console at `/admin`: server-rendered pages over `AdminService` (the admin API's actions, not a copy).
+///
+/// Every page but sign-in needs a live session (`ConsoleSessions`); without one a request is sent to
+/// `/admin/sign-in` (303). Every form carries the session's CSRF token, and every `POST` is refused (403) unless the
+/// token matches and the request comes from the console's own origin. Destructive actions (rotate, retire, revoke,
+/// disable user, revoke an API key) are a `GET` of a confirmation page that says what will stop working, then a
+/// `POST` of its form; after a change the browser is redirected (303) to a page that shows the result, so a reload
+/// never repeats it. Errors are HTML pages with the API's status and message, never JSON.
+struct ConsoleRoutes: Sendable {
+    let admin: AdminService
+    let auth: APIKeyAuthenticator
+    let sessions: ConsoleSessions
+    let pages: ConsolePages
+
+    func register(on router: some RouterMethods<LinkdRequestContext>) {
+        router.get("admin") { request, context in try await page(request, context) { try await overview($0) } }
+        let console = router.group("admin")
+        console.get("console.css") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                body: .init(byteBuffer: ByteBuffer(string: pages.stylesheet)))
+        }
+        console.get("sign-in") { request, _ in signInPage(request) }
+        console.post("sign-in") { request, context in try await signIn(request, context) }
+        console.post("sign-out") { request, context in
+            try await action(request, context) { session, _ in
+                try await sessions.end(session)
+                context.logger.logAdminAction("console.sign-out", actor: session.caller.keyID, [:])
+                var response = Self.redirect("/admin/sign-in")
+                response.headers[values: .setCookie] = [Self.expiredCookie(ConsoleSessions.cookieName, request)]
+                return response
+            }
+        }
+        console.get("keys") { request, context in try await page(request, context) { try keysPage($0, request) } }
+        console.get("keys/{app}/rotate") { request, context in
+            try await page(request, context) { try confirmRotate($0, request, context) }
+        }
+        console.post("keys/{app}/rotate") { request, context in
+            try await action(request, context) { session, form in
+                let app = try context.parameters.require("app")
+                let key = try await admin.rotate(app: app, suiteName: form["suite"], by: session.caller, logger: context.logger)
+                return Self.redirect("/admin/keys?notice=rotated&app=\(Self.query(app))&kid=\(key.kid)")
+            }
+        }
+        console.get("keys/{app}/{kid}/retire") { request, context in
+            try await page(request, context) { try confirmRetire($0, context) }
+        }
+        console.post("keys/{app}/{kid}/retire") { request, context in
+            try await action(request, context) { session, _ in
+                let app = try context.parameters.require("app")
+                let key = try await admin.retire(
+                    app: app, kid: context.parameters.get("kid").flatMap(UInt32.init), by: session.caller, logger: context.logger)
+                return Self.redirect("/admin/keys?notice=retired&app=\(Self.query(app))&kid=\(key.kid)")
+            }
+        }
+        console.get("links") { request, context in try await page(request, context) { try await linksPage($0, request) } }
+        console.get("links/{id}") { request, context in try await page(request, context) { try await linkPage($0, request, context) } }
+        console.get("links/{id}/revoke") { request, context in
+            try await page(request, context) { try await confirmRevokeLink($0, context) }
+        }
+        console.post("links/{id}/revoke") { request, context in
+            try await action(request, context) { session, _ in
+                let link = try await admin.revokeLink(id: try context.parameters.require("id"), by: session.caller, logger: context.logger)
+                return Self.redirect("/admin/links/\(link.id)?notice=revoked")
+            }
+        }
+        console.get("owners/revoke") { request, context in
+            try await page(request, context) { try await confirmRevokeOwner($0, request) }
+        }
+        console.post("owners/revoke") { request, context in
+            try await action(request, context) { session, form in
+                let app = form["app"] ?? "", owner = form["owner"] ?? ""
+                let count = try await admin.revokeOwner(app: app, owner: owner, by: session.caller, logger: context.logger)
+                return Self.redirect("/admin/links?app=\(Self.query(app))&owner=\(Self.query(owner))&notice=owner-revoked&count=\(count)")
+            }
+        }
+        console.get("api-keys") { request, context in try await page(request, context) { try await apiKeysPage($0, request) } }
+        console.post("api-keys") { request, context in
+            try await action(request, context) { session, form in
+                let app = form["app"].flatMap { $0.isEmpty ? nil : $0 }
+                let (record, secret) = try await admin.createAPIKey(
+                    kindName: form["kind"] ?? "", app: app, label: form["label"] ?? "", by: session.caller, logger: context.logger)
+                // The secret is on this page only: never in a URL, a redirect or the store.
+                return render("api-key-created", session, nav: "api-keys", title: "API key created", [
+                    "id": record.id, "kind": record.kind.rawValue, "app": record.app ?? "", "label": record.label, "secret": secret,
+                ], status: .created)
+            }
+        }
+        console.get("api-keys/{id}/revoke") { request, context in
+            try await page(request, context) { try await confirmRevokeAPIKey($0, context) }
+        }
+        console.post("api-keys/{id}/revoke") { request, context in
+            try await action(request, context) { session, _ in
+                let record = try await admin.revokeAPIKey(id: try context.parameters.require("id"), by: session.caller, logger: context.logger)
+                return Self.redirect("/admin/api-keys?notice=revoked&id=\(Self.query(record.id))")
+            }
+        }
+        console.get("audit") { request, context in try await page(request, context) { try await auditPage($0, request) } }
+    }
+
+    // MARK: Sessions
+
+    /// A page for a signed-in admin; without a live session, 303 to sign-in (clearing a dead cookie).
+    private func page(
+        _ request: Request, _ context: LinkdRequestContext, _ body: (ConsoleSessions.Session) async throws -> Response
+    ) async throws -> Response {
+        var session: ConsoleSessions.Session?
+        do {
+            let cookie = ConsoleRequest.cookie(ConsoleSessions.cookieName, in: request)
+            session = try await cookie.asyncFlatMap { try await sessions.current(id: $0) }
+            guard let session else { return signInRedirect(request, hadCookie: cookie != nil) }
+            return try await body(session)
+        } catch {
+            return errorPage(error, session, context)
+        }
+    }
+
+    /// A form post of a signed-in admin: a live session (else 303 to sign-in), the console's own origin and the
+    /// session's CSRF token (else 403), then `body` with the form's fields.
+    private func action(
+        _ request: Request, _ context: LinkdRequestContext,
+        _ body: (ConsoleSessions.Session, [String: String]) async throws -> Response
+    ) async throws -> Response {
+        var session: ConsoleSessions.Session?
+        do {
+            let cookie = ConsoleRequest.cookie(ConsoleSessions.cookieName, in: request)
+            session = try await cookie.asyncFlatMap { try await sessions.current(id: $0) }
+            guard let session else { return signInRedirect(request, hadCookie: cookie != nil) }
+            guard ConsoleRequest.isSameOrigin(request) else {
+                throw APIError(.forbidden, .forbidden, "this form was not sent from the console's own pages")
+            }
+            let form = try await ConsoleRequest.form(request)
+            guard ConsoleSessions.tokensMatch(form["csrf"], session.csrfToken) else {
+                throw APIError(.forbidden, .forbidden, "the form's security token is missing or wrong: reload the page and try again")
+            }
+            return try await body(session, form)
+        } catch {
+            return errorPage(error, session, context)
+        }
+    }
+
+    private func signInRedirect(_ request: Request, hadCookie: Bool) -> Response {
+        var response = Self.redirect("/admin/sign-in")
+        if hadCookie { response.headers[values: .setCookie] = [Self.expiredCookie(ConsoleSessions.cookieName, request)] }
+        return response
+    }
+
+    /// `GET /admin/sign-in`: the form, with a fresh double-submit token in its own cookie.
+    private func signInPage(_ request: Request, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        var values: [String: Any] = ["csrf": token]
+        if let error { values["error"] = error }
+        var response = render("sign-in", nil, nav: "", title: "Sign in", values, status: status)
+        response.headers[values: .setCookie] = [Self.cookie(ConsoleSessions.signInCookieName, token, request, maxAge: 3600)]
+        return response
+    }
+
+    /// `POST /admin/sign-in` `key, csrf`: checks the key through the API's authenticator (its lockout and failure
+    /// limits apply), opens a session and sets its cookie. The key itself is never kept: not in the cookie, the
+    /// store, the page or the log.
+    private func signIn(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
+        do {
+            guard ConsoleRequest.isSameOrigin(request) else {
+                throw APIError(.forbidden, .forbidden, "this form was not sent from the console's own pages")
+            }
+            let form = try await ConsoleRequest.form(request)
+            guard let expected = ConsoleRequest.cookie(ConsoleSessions.signInCookieName, in: request),
+                  ConsoleSessions.tokensMatch(form["csrf"], expected)
+            else {
+                return signInPage(request, error: "The sign-in form expired. Please try again.", status: .forbidden)
+            }
+            let caller: Caller
+            do {
+                caller = try await auth.authenticate(secret: (form["key"] ?? "").trimmingCharacters(in: .whitespaces), client: context.clientAddress)
+            } catch let error as APIError where error.status == .unauthorized {
+                return signInPage(request, error: "That key is unknown or revoked.", status: .unauthorized)
+            } catch let error as APIError where error.status == .tooManyRequests {
+                var response = signInPage(request, error: error.message, status: .tooManyRequests)
+                if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+                return response
+            }
+            guard caller.kind == .admin else {
+                return signInPage(request, error: "That is a client key: the console needs an admin key.", status: .forbidden)
+            }
+            let (id, _) = try await LinkService.storing { try await sessions.open(for: caller) }
+            context.logger.logAdminAction("console.sign-in", actor: caller.keyID, [:])
+            var response = Self.redirect("/admin")
+            response.headers[values: .setCookie] = [
+                Self.cookie(ConsoleSessions.cookieName, id, request, maxAge: Int(sessions.maximum)),
+                Self.expiredCookie(ConsoleSessions.signInCookieName, request),
+            ]
+            return response
+        } catch {
+            return errorPage(error, nil, context)
+        }
+    }
+
+    // MARK: Pages
+
+    /// `GET /admin`: the instance's health.
+    private func overview(_ session: ConsoleSessions.Session) async throws -> Response {
+        let health = await admin.health()
+        let bound = KeyAdministration.seconds(health.propagationBound)
+        return render("overview", session, nav: "overview", title: "Overview", [
+            "storeKind": health.storeKind, "location": health.location,
+            "storeOK": health.storeProblem == nil, "storeProblem": health.storeProblem ?? "",
+            "ping": String(format: "%.1f", health.pingMilliseconds),
+            "revocations": health.revocations, "links": health.linkCount.map { String($0) } ?? "unknown",
+            "shared": bound > 0, "propagation": String(format: "%.0f", bound),
+            "instanceCount": health.instances.count,
+            "instances": health.instances.map { instance in [
+                "id": instance.id, "host": instance.host, "started": Self.time(instance.started),
+                "lastSeen": Self.time(instance.lastSeen), "this": instance.id == health.this.id,
+            ] as [String: Any] },
+            "thisInstance": health.this.id,
+        ])
+    }
+
+    /// `GET /admin/keys`: every app's signing keys with their life cycle.
+    private func keysPage(_ session: ConsoleSessions.Session, _ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        var notice: String?
+        if let app = query.get("app"), let kid = query.get("kid") {
+            switch query.get("notice") {
+            case "rotated": notice = "Key \(kid) is now the active key of \(app). The previous key verifies only."
+            case "retired": notice = "Key \(kid) of \(app) is retired: its links no longer open."
+            default: break
+            }
+        }
+        let apps: [[String: Any]] = try admin.appIDs.map { app in
+            let keys = try admin.signingKeys(app: app).sorted { $0.kid > $1.kid }
+            let activeSuites = Set(keys.filter { $0.state == .active }.map(\.suite.name))
+            let suites = (activeSuites.isEmpty ? ["hmac-sha256"] : activeSuites.sorted())
+            return [
+                "app": app, "name": admin.router.manifest(app: app)?.displayName ?? app,
+                "keys": keys.map(Self.keyContext), "hasKeys": !keys.isEmpty,
+                "rotations": suites.map { ["suite": $0, "href": "/admin/keys/\(Self.path(app))/rotate?suite=\($0)"] },
+            ]
+        }
+        var values: [String: Any] = ["apps": apps]
+        if let notice { values["notice"] = notice }
+        return render("keys", session, nav: "keys", title: "Signing keys", values)
+    }
+
+    private static let lifeCycle: [KeyState] = [.pending, .active, .verifyOnly, .retired]
+
+    private static func keyContext(_ key: KeyInfo) -> [String: Any] {
+        let reached = lifeCycle.firstIndex(of: key.state) ?? 0
+        var values: [String: Any] = [
+            "kid": key.kid, "suite": key.suite.name, "state": key.state.rawValue, "stateLabel": stateLabel(key.state),
+            "created": time(key.createdAt), "active": key.state == .active,
+            "timeline": lifeCycle.enumerated().map { index, state in [
+                "label": stateLabel(state), "done": index < reached, "current": index == reached,
+            ] as [String: Any] },
+            "canRetire": key.state == .verifyOnly || key.state == .pending,
+            "retireHref": "/admin/keys/\(path(key.app))/\(key.kid)/retire",
+        ]
+        if let date = key.activatedAt { values["activated"] = time(date) }
+        if let date = key.verifyUntil { values["verifyUntil"] = time(date) }
+        if let date = key.retiredAt { values["retired"] = time(date) }
+        return values
+    }
+
+    private static func stateLabel(_ state: KeyState) -> String {
+        switch state {
+        case .pending: "pending"
+        case .active: "active"
+        case .verifyOnly: "verify only"
+        case .retired: "retired"
+        }
+    }
+
+    /// `GET /admin/keys/{app}/rotate[?suite=]`: what a rotation does, and its form.
+    private func confirmRotate(_ session: ConsoleSessions.Session, _ request: Request, _ context: LinkdRequestContext) throws -> Response {
+        let app = try context.parameters.require("app")
+        let suiteName = request.uri.queryParameters.get("suite") ?? "hmac-sha256"
+        guard let suite = TokenSuite(name: suiteName) else {
+            throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
+        }
+        let current = try admin.signingKeys(app: app).first { $0.suite == suite && $0.state == .active }
+        var consequences = ["New share links of \(app) are signed with a new \(suite.name) key."]
+        if let current {
+            let until = Date().addingTimeInterval(TimeInterval(current.maxTokenLifetime))
+            consequences.append(
+                "Key \(current.kid) becomes verify-only: links already shared keep opening until they expire "
+                    + "(at the latest \(Self.time(until))). Nothing stops working now.")
+            consequences.append("Once key \(current.kid) has stopped verifying, retire it here.")
+        } else {
+            consequences.append("\(app) has no active \(suite.name) key yet: this makes its first one.")
+        }
+        return confirm(session, title: "Rotate the \(suite.name) key of \(app)?", consequences: consequences,
+                       action: "/admin/keys/\(Self.path(app))/rotate", fields: ["suite": suite.name],
+                       button: "Rotate the key", danger: false, cancel: "/admin/keys")
+    }
+
+    /// `GET /admin/keys/{app}/{kid}/retire`: what retiring a key stops, and its form.
+    private func confirmRetire(_ session: ConsoleSessions.Session, _ context: LinkdRequestContext) throws -> Response {
+        let app = try context.parameters.require("app")
+        guard let kid = context.parameters.get("kid").flatMap(UInt32.init),
+              let key = try admin.signingKeys(app: app).first(where: { $0.kid == kid })
+        else { throw APIError(.notFound, .notFound, "no such key of \(app)") }
+        guard key.state != .active else {
+            throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
+        }
+        var consequences = ["Every link of \(app) signed with key \(kid) (\(key.suite.name)) stops opening at once: "
+            + "people see \"This link is no longer available\"."]
+        if let until = key.verifyUntil, until > Date() {
+            consequences.append("Some of them have not expired yet: key \(kid) would verify until \(Self.time(until)).")
+        } else {
+            consequences.append("Its longest-lived links have expired already (verify-until passed), so none still valid is cut off.")
+        }
+        consequences.append("This cannot be undone.")
+        return confirm(session, title: "Retire key \(kid) of \(app)?", consequences: consequences,
+                       action: "/admin/keys/\(Self.path(app))/\(kid)/retire", fields: [:],
+                       button: "Retire key \(kid)", danger: true, cancel: "/admin/keys")
+    }
+
+    /// `GET /admin/links[?id=][&app=&owner=&status=]`: find a link by id, or an owner's links (with "disable user").
+    private func linksPage(_ session: ConsoleSessions.Session, _ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        if let id = query.get("id")?.trimmingCharacters(in: .whitespaces), !id.isEmpty {
+            return Self.redirect("/admin/links/\(Self.path(String(id.prefix(64))))")
+        }
+        let app = query.get("app").flatMap { $0.isEmpty ? nil : $0 }
+        let owner = query.get("owner").flatMap { $0.isEmpty ? nil : $0 }
+        let status = query.get("status").flatMap { $0.isEmpty ? nil : $0 }
+        var values: [String: Any] = [
+            "apps": admin.appIDs.map { ["id": $0, "selected": $0 == app] },
+            "owner": owner ?? "",
+            "statuses": ["active", "revoked", "deleted", "expired"].map { ["id": $0, "selected": $0 == status] },
+        ]
+        if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), let owner {
+            values["notice"] = "Revoked \(count) link\(count == 1 ? "" : "s") of \(owner)."
+        }
+        if app != nil || owner != nil || status != nil {
+            let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
+            values["hasResults"] = !page.links.isEmpty
+            values["noResults"] = page.links.isEmpty
+            values["results"] = page.links.map { link in [
+                "id": link.id, "linkTitle": link.title ?? "", "status": link.status, "route": link.route,
+                "owner": link.owner ?? "", "created": Self.time(link.createdAt), "expires": Self.time(link.expiresAt),
+            ] as [String: Any] }
+            if let next = page.nextCursor {
+                let filters = [("app", app), ("owner", owner), ("status", status), ("cursor", next)]
+                values["next"] = "/admin/links?" + filters.compactMap { name, value in value.map { "\(name)=\(Self.query($0))" } }
+                    .joined(separator: "&")
+            }
+        }
+        if let app, let owner {
+            let count = try await admin.activeLinkCount(app: app, owner: owner)
+            values["owner"] = owner
+            values["ownerPanel"] = [
+                "app": app, "owner": owner, "active": count, "plural": count != 1,
+                "revokeHref": "/admin/owners/revoke?app=\(Self.query(app))&owner=\(Self.query(owner))", "canRevoke": count > 0,
+            ] as [String: Any]
+        }
+        return render("links", session, nav: "links", title: "Links", values)
+    }
+
+    /// `GET /admin/links/{id}`: the inspector.
+    private func linkPage(_ session: ConsoleSessions.Session, _ request: Request, _ context: LinkdRequestContext) async throws -> Response {
+        let link = try await admin.link(id: try context.parameters.require("id"), by: session.caller)
+        var values = Self.linkContext(link)
+        if request.uri.queryParameters.get("notice") == "revoked" { values["notice"] = "The link is revoked: it no longer opens." }
+        return render("link", session, nav: "links", title: "Link \(link.id)", values)
+    }
+
+    private static func linkContext(_ link: LinkView) -> [String: Any] {
+        var values: [String: Any] = [
+            "id": link.id, "app": link.app, "route": link.route, "owner": link.owner ?? "", "hasOwner": link.owner != nil,
+            "linkTitle": link.title ?? "", "status": link.status, "isActive": link.status == "active",
+            "created": time(link.createdAt), "expires": time(link.expiresAt), "clicksText": "\(link.clicks) time\(link.clicks == 1 ? "" : "s")",
+            "lastOpened": link.lastOpenedAt.map(time) ?? "never",
+            "params": link.params.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+            "revokeHref": "/admin/links/\(link.id)/revoke",
+        ]
+        if let owner = link.owner {
+            values["ownerHref"] = "/admin/links?app=\(query(link.app))&owner=\(query(owner))"
+        }
+        return values
+    }
+
+    /// `GET /admin/links/{id}/revoke`: what revoking a link stops.
+    private func confirmRevokeLink(_ session: ConsoleSessions.Session, _ context: LinkdRequestContext) async throws -> Response {
+        let link = try await admin.link(id: try context.parameters.require("id"), by: session.caller)
+        return confirm(session, title: "Revoke link \(link.id)?", consequences: [
+            "The link (\(link.app) \(link.route)\(link.title.map { ", “\($0)”" } ?? "")) stops opening at once, on every instance "
+                + "within the store's propagation time: people see \"This link is no longer available\".",
+            "It has been opened \(link.clicks) time\(link.clicks == 1 ? "" : "s"). This cannot be undone.",
+        ], action: "/admin/links/\(link.id)/revoke", fields: [:], button: "Revoke the link", danger: true,
+           cancel: "/admin/links/\(link.id)")
+    }
+
+    /// `GET /admin/owners/revoke?app=&owner=`: "disable user", with the number of links it will revoke.
+    private func confirmRevokeOwner(_ session: ConsoleSessions.Session, _ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let app = query.get("app") ?? "", owner = query.get("owner") ?? ""
+        let count = try await admin.activeLinkCount(app: app, owner: owner)
+        return confirm(session, title: "Disable \(owner) in \(app)?", consequences: [
+            "This revokes \(count) active link\(count == 1 ? "" : "s") of \(owner) in \(app): they stop opening at once.",
+            "Links \(owner) creates afterwards are not affected. This cannot be undone.",
+        ], action: "/admin/owners/revoke", fields: ["app": app, "owner": owner],
+           button: "Revoke \(count) link\(count == 1 ? "" : "s")", danger: true,
+           cancel: "/admin/links?app=\(Self.query(app))&owner=\(Self.query(owner))", count: count)
+    }
+
+    /// `GET /admin/api-keys`: every API key, and the form that makes one.
+    private func apiKeysPage(_ session: ConsoleSessions.Session, _ request: Request) async throws -> Response {
+        let keys = try await admin.allAPIKeys()
+        var values: [String: Any] = [
+            "keys": keys.map { key in [
+                "id": key.id, "kind": key.kind.rawValue, "app": key.app ?? "—", "label": key.label,
+                "created": Self.time(key.created), "revoked": key.revoked.map(Self.time) ?? "",
+                "isRevoked": key.revoked != nil, "isYou": key.id == session.caller.keyID,
+                "revokeHref": "/admin/api-keys/\(Self.path(key.id))/revoke",
+            ] as [String: Any] },
+            "apps": admin.appIDs.map { ["id": $0] },
+        ]
+        let query = request.uri.queryParameters
+        if query.get("notice") == "revoked", let id = query.get("id") { values["notice"] = "API key \(id) is revoked." }
+        return render("api-keys", session, nav: "api-keys", title: "API keys", values)
+    }
+
+    /// `GET /admin/api-keys/{id}/revoke`: what revoking an API key stops.
+    private func confirmRevokeAPIKey(_ session: ConsoleSessions.Session, _ context: LinkdRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard let key = try await admin.allAPIKeys().first(where: { $0.id == id }) else {
+            throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
+        }
+        var consequences = [key.kind == .admin
+            ? "Every request made with admin key \(key.id) (“\(key.label)”) is refused from now on, and its console sessions end."
+            : "Every request of the \(key.app ?? "") app's client key \(key.id) (“\(key.label)”) is refused from now on: "
+                + "that client can no longer create or manage links."]
+        if key.id == session.caller.keyID { consequences.append("This is the key you are signed in with: you will be signed out.") }
+        consequences.append("Links already made keep working. This cannot be undone.")
+        return confirm(session, title: "Revoke API key \(key.id)?", consequences: consequences,
+                       action: "/admin/api-keys/\(Self.path(key.id))/revoke", fields: [:], button: "Revoke the key", danger: true,
+                       cancel: "/admin/api-keys")
+    }
+
+    /// `GET /admin/audit[?actor=&action=&app=&limit=]`: the audit log, filtered.
+    private func auditPage(_ session: ConsoleSessions.Session, _ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        func field(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        let filter = AuditFilter(actor: field("actor"), action: field("action"), app: field("app"))
+        let limit = field("limit").flatMap(Int.init) ?? 100
+        let entries = try await admin.auditLog(filter: filter, limit: limit)
+        let actions = [
+            "key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke",
+            "console.sign-in", "console.sign-out",
+        ]
+        return render("audit", session, nav: "audit", title: "Audit log", [
+            "actor": filter.actor ?? "", "limit": limit,
+            "actions": actions.map { ["id": $0, "selected": $0 == filter.action] },
+            "apps": admin.appIDs.map { ["id": $0, "selected": $0 == filter.app] },
+            "entries": entries.map { entry in [
+                "seq": entry.seq.map(String.init) ?? "", "at": Self.time(entry.at), "actor": entry.actor, "action": entry.action,
+                "app": entry.app ?? "", "detail": entry.detail, "isYou": entry.actor == session.caller.keyID,
+            ] as [String: Any] },
+            "empty": entries.isEmpty,
+        ])
+    }
+
+    // MARK: Rendering
+
+    private func confirm(
+        _ session: ConsoleSessions.Session, title: String, consequences: [String], action: String, fields: [String: String],
+        button: String, danger: Bool, cancel: String, count: Int? = nil
+    ) -> Response {
+        var values: [String: Any] = [
+            "consequences": consequences, "action": action,
+            "fields": fields.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+            "button": button, "danger": danger, "cancel": cancel,
+        ]
+        if let count { values["count"] = count }
+        return render("confirm", session, nav: "", title: title, values)
+    }
+
+    /// A console page: `values` plus what every page shows (title, navigation, the signed-in key, the CSRF token).
+    private func render(
+        _ name: String, _ session: ConsoleSessions.Session?, nav: String, title: String, _ values: [String: Any],
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var context = values
+        context["title"] = title
+        if let session {
+            context["signedIn"] = true
+            context["signedInAs"] = session.caller.keyID
+            context["csrf"] = session.csrfToken
+            context["nav"] = [
+                ("overview", "Overview", "/admin"), ("keys", "Signing keys", "/admin/keys"), ("links", "Links", "/admin/links"),
+                ("api-keys", "API keys", "/admin/api-keys"), ("audit", "Audit log", "/admin/audit"),
+            ].map { ["label": $0.1, "href": $0.2, "current": $0.0 == nav] as [String: Any] }
+        }
+        let body = pages.render(name, context)
+        var headers = HTTPFields()
+        for (field, value) in ConsolePages.headers { headers.append(HTTPField(name: HTTPField.Name(field)!, value: value)) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// An error as a page: the API's status and message (a 5xx that is not the store's is logged, its detail kept).
+    private func errorPage(_ error: any Error, _ session: ConsoleSessions.Session?, _ context: LinkdRequestContext) -> Response {
+        let answer: APIError
+        if let known = APIError.answering(error) {
+            answer = known
+        } else if error is LinkStoreError {
+            answer = APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
+        } else {
+            context.logger.error("the admin console failed", metadata: ["error": "\(error)"])
+            answer = .internalError
+        }
+        var response = render("message", session, nav: "", title: Self.errorTitle(answer.status), [
+            "message": answer.message, "code": answer.code.description, "status": Int(answer.status.code),
+        ], status: answer.status)
+        if let seconds = answer.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
+
+    private static func errorTitle(_ status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 403: "Refused"
+        case 404: "Not found"
+        case 409: "Not possible now"
+        case 429: "Too many attempts"
+        case 500...: "Something went wrong"
+        default: "That did not work"
+        }
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// A console cookie: `HttpOnly`, `SameSite=Strict`, `Path=/admin`, and `Secure` unless the request names a
+    /// loopback host.
+    static func cookie(_ name: String, _ value: String, _ request: Request, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/admin; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (ConsoleRequest.isLoopbackHost(request) ? "" : "; Secure")
+    }
+
+    static func expiredCookie(_ name: String, _ request: Request) -> String {
+        cookie(name, "", request, maxAge: 0)
+    }
+
+    /// `2026-11-25 14:03 UTC`.
+    static func time(_ date: Date) -> String {
+        "\(UTCDateTime(date).description.prefix(16)) UTC"
+    }
+
+    /// `value` for a query string.
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+
+    /// `value` for a path segment.
+    static func path(_ value: String) -> String { query(value) }
+}
+
+extension Optional {
+    /// `flatMap` with an async transform.
+    fileprivate func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
