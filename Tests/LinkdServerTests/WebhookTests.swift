@@ -143,6 +143,46 @@ struct WebhookTests {
         }
     }
 
+    @Test("a deferred claim emits link.claimed, once: the Android store redirect's code claimed, then claimed again (404, no event)",
+          arguments: [false, true])
+    func claimedEvent(onPostgres: Bool) async throws {
+        let environment = onPostgres
+            ? ["LINKD_DATABASE_URL": try TestPostgres.shared().freshDatabase(), "LINKD_MASTER_KEY": Base64URL.encode(SecureRandom.bytes(32))]
+            : [:]
+        let receiver = WebhookReceiver()
+        try await receiver.run { port in
+            let (daemon, _) = try Self.daemon(Self.quick, environment: environment)
+            defer { daemon.stop() }
+            let admin = try #require(daemon.initialAdminKey)
+            let hook = try await Self.endpoint(
+                daemon, admin: admin, url: "http://127.0.0.1:\(port)/hook", events: ["link.claimed"], app: "ordentus")
+            receiver.setSecret(hook.secret)
+            let made = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: admin, json: [
+                "app": "ordentus", "route": "Calendar/EventDetail", "params": ["eventId": "standup"], "title": "Team standup",
+            ])
+            #expect(made.status == 201)
+            let id = try #require(made.json["id"] as? String)
+            let token = try #require(made.json["token"] as? String)
+            let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+            // A raw request: URLSession would follow the redirect to Google Play.
+            let connection = try RawConnection(port: try #require(URLComponents(string: daemon.baseURL)?.port))
+            try await connection.send("GET /s/\(token)/install/android HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: \(android)\r\n\r\n")
+            let redirect = try await connection.read()
+            #expect(redirect.status == 302)
+            let code = try #require(DeferredLinkTests.code(inPlayRedirect: redirect.header("Location")))
+            let claim = try await TestHTTP.send("POST", daemon.baseURL + "/v1/claims/\(code)", json: ["state": "signedIn"])
+            #expect(claim.status == 200)
+            #expect(try await Self.eventually { receiver.accepted.contains { $0.type == "link.claimed" } })
+            let event = try #require(receiver.accepted.first { $0.type == "link.claimed" })
+            #expect(event.verified)
+            #expect((event.data["link"] as? [String: Any])?["id"] as? String == id)
+            #expect(event.data["platform"] as? String == "android")
+            #expect(try await TestHTTP.send("POST", daemon.baseURL + "/v1/claims/\(code)", json: ["state": "signedIn"]).status == 404)
+            try await Task.sleep(for: .seconds(1))
+            #expect(receiver.accepted.filter { $0.type == "link.claimed" }.count == 1)
+        }
+    }
+
     @Test("a receiver that fails, then recovers: the event is retried with backoff under the same webhook-id until taken")
     func failThenRecover() async throws {
         let receiver = WebhookReceiver()

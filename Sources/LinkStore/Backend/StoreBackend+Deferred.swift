@@ -8,8 +8,12 @@ public protocol ClaimTable: Sendable {
     /// false). Codes are 128 random bits: a lookup key that exists is a failure of the random source, a `conflict`.
     func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool
     /// Takes the unexpired claim with this lookup key out of the store, so that exactly one caller ever gets it (on
-    /// a shared store too); nil when there is none (never made, claimed already, or expired).
-    func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord?
+    /// a shared store too); nil when there is none (never made, claimed already, or expired). `events` makes the
+    /// webhook events of a claim taken, from the claim and its link's record (nil when the link is gone); they are
+    /// written to the outbox in the claim's own transaction.
+    func redeemClaim(
+        lookupKey: Data, now: Date, events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])?
+    ) async throws -> ClaimRecord?
     /// Deletes the claims expired at `now` and adds each to its link's `claims_expired` of the day it expired, in one
     /// transaction (on a shared store each is counted by exactly one instance). How many were expired, by app.
     func expireClaims(now: Date) async throws -> [String: Int]

@@ -26,7 +26,9 @@ extension SQLiteBackend {
 
     /// Takes the unexpired claim with this lookup key out of the store (one writer: read and delete in one
     /// transaction); nil when there is none.
-    public func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+    public func redeemClaim(
+        lookupKey: Data, now: Date, events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])?
+    ) async throws -> ClaimRecord? {
         try await write { db -> ClaimRecord? in
             guard let row = try Row.fetchOne(
                 db, sql: """
@@ -35,9 +37,13 @@ extension SQLiteBackend {
                     """, arguments: [lookupKey, Self.seconds(now)])
             else { return nil }
             try db.execute(sql: "DELETE FROM claim_codes WHERE lookupKey = ?", arguments: [lookupKey])
-            return ClaimRecord(
+            let claim = ClaimRecord(
                 lookupKey: row["lookupKey"], linkID: row["linkId"], app: row["app"], platform: row["platform"],
                 sealedToken: row["sealedToken"], created: Self.date(row["created"]), expires: Self.date(row["expires"]))
+            if let events {
+                try Self.enqueueWebhookEvents(events(claim, try LinkRecord.fetchOne(db, key: claim.linkID)), in: db, at: now)
+            }
+            return claim
         }
     }
 

@@ -8,9 +8,12 @@ extension StoreFront {
         try await backend.insertClaim(claim, maxLive: maxLive, now: now)
     }
 
-    /// Takes the unexpired claim with this lookup key out of the store, once; nil when there is none.
-    public func redeemClaim(lookupKey: Data, now: Date = Date()) async throws -> ClaimRecord? {
-        try await backend.redeemClaim(lookupKey: lookupKey, now: now)
+    /// Takes the unexpired claim with this lookup key out of the store, once; nil when there is none. The webhook
+    /// `events` of the claim go to the outbox in its transaction.
+    public func redeemClaim(
+        lookupKey: Data, now: Date = Date(), events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])? = nil
+    ) async throws -> ClaimRecord? {
+        try await backend.redeemClaim(lookupKey: lookupKey, now: now, events: events)
     }
 
     /// Deletes expired claims, counting them per link; how many, by app.

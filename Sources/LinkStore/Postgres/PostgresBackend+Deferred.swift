@@ -23,20 +23,32 @@ extension PostgresBackend {
 
     /// Takes the unexpired claim with this lookup key out of the store: one `DELETE … RETURNING`, so of two
     /// instances claiming at once exactly one gets the row. Nil when there is none.
-    public func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
-        try await run("claim a code") { [client] in
-            let rows = try await client.query("""
-                DELETE FROM claim_codes WHERE lookupkey = \(lookupKey) AND expires > \(now)
-                RETURNING lookupkey, linkid, app, platform, sealedtoken, created, expires
-                """)
-            for try await (key, linkID, app, platform, sealed, created, expires)
-                in rows.decode((Data, String, String, String, Data, Date, Date).self)
-            {
-                return ClaimRecord(
-                    lookupKey: key, linkID: linkID, app: app, platform: platform, sealedToken: sealed, created: created,
-                    expires: expires)
+    public func redeemClaim(
+        lookupKey: Data, now: Date, events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])?
+    ) async throws -> ClaimRecord? {
+        try await run("claim a code") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection -> ClaimRecord? in
+                let rows = try await connection.query("""
+                    DELETE FROM claim_codes WHERE lookupkey = \(lookupKey) AND expires > \(now)
+                    RETURNING lookupkey, linkid, app, platform, sealedtoken, created, expires
+                    """, logger: logger)
+                var claim: ClaimRecord?
+                for try await (key, linkID, app, platform, sealed, created, expires)
+                    in rows.decode((Data, String, String, String, Data, Date, Date).self)
+                {
+                    claim = ClaimRecord(
+                        lookupKey: key, linkID: linkID, app: app, platform: platform, sealedToken: sealed,
+                        created: created, expires: expires)
+                }
+                guard let claim else { return nil }
+                if let events {
+                    let links = try await connection.query(
+                        "SELECT \(unescaped: Self.linkColumns) FROM links WHERE id = \(claim.linkID)", logger: logger)
+                    let link = try await Self.decodeLinks(links).first
+                    try await Self.enqueueWebhookEvents(events(claim, link), on: connection, logger: logger, at: now)
+                }
+                return claim
             }
-            return nil
         }
     }
 

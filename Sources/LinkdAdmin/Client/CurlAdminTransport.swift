@@ -27,7 +27,7 @@ public struct CurlAdminTransport: AdminTransport {
             case .couldNotResolve: return .failure(.unreachable("the host name does not resolve (\(failure.message))"))
             case .couldNotConnect: return .failure(.unreachable("no connection (\(failure.message)) — is linkd serve running there?"))
             case .tls: return .failure(.unreachable("TLS failed (\(failure.message))"))
-            case .invalidRequest, .transport: return .failure(.unreachable(failure.message))
+            case .invalidRequest, .transport, .addressRefused: return .failure(.unreachable(failure.message))
             }
         }
     }

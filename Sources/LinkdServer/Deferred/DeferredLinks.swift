@@ -143,7 +143,9 @@ final class DeferredLinks: Sendable {
         let fields = body.readableBytes == 0 ? [:] : try JSONBody.stringFields(in: body, required: [], optional: ["state"])
         let state = try ResolveRoutes.name(fields["state"], field: "state")
         guard let code = ClaimCode(text: text),
-              let record = try await LinkService.storing({ try await links.store.redeemClaim(lookupKey: Data(code.lookupKey)) }),
+              let record = try await LinkService.storing({
+                  try await links.store.redeemClaim(lookupKey: Data(code.lookupKey), events: Self.claimedEvents)
+              }),
               let token = code.open(Array(record.sealedToken)).map({ String(decoding: $0, as: UTF8.self) }),
               let url = links.router.shareURL(app: record.app, token: token)
         else { throw Self.noSuchClaim }
@@ -152,8 +154,15 @@ final class DeferredLinks: Sendable {
         return .json(resolution.jsonBytes())
     }
 
+    /// The webhook events of a claim taken, written with it (in its transaction): `link.claimed`, when the link
+    /// still exists.
+    @Sendable static func claimedEvents(_ claim: ClaimRecord, link: LinkRecord?) -> [WebhookEvent] {
+        guard let link else { return [] }
+        return [WebhookEvents.linkClaimed(link, platform: claim.platform, at: Date())]
+    }
+
     /// Where a claim succeeds: the code is taken (it will never answer again) and the resolution is made. Counts the
-    /// claim. The `link.claimed` webhook event is emitted from here.
+    /// claim (its `link.claimed` webhook event went to the outbox with the claim: `claimedEvents`).
     func claimSucceeded(_ claim: ClaimRecord, resolution: Resolution) {
         analytics.recordClaimClaimed(linkID: claim.linkID, app: claim.app)
     }

@@ -6,8 +6,10 @@ extension FaultInjectingBackend {
     func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
         try check(); return try await base.insertClaim(claim, maxLive: maxLive, now: now)
     }
-    func redeemClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
-        try check(); return try await base.redeemClaim(lookupKey: lookupKey, now: now)
+    func redeemClaim(
+        lookupKey: Data, now: Date, events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])?
+    ) async throws -> ClaimRecord? {
+        try check(); return try await base.redeemClaim(lookupKey: lookupKey, now: now, events: events)
     }
     func expireClaims(now: Date) async throws -> [String: Int] { try check(); return try await base.expireClaims(now: now) }
     func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws { try check(); try await base.addLinkStats(counts) }
