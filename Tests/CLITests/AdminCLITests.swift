@@ -157,6 +157,60 @@ struct AdminCLITests {
         #expect(try run(["links", "list", "--timeout", "0"]).status == 64)
     }
 
+    @Test("webhooks and stats verbs: an endpoint made (secret once), listed, updated, its deliveries read, deleted; a link's and an app's counters after an opening")
+    func webhookAndStatsVerbs() async throws {
+        let daemon = try Self.daemon("sqlite")
+        defer { daemon.stop() }
+        let home = try Home()
+        let env = ["LINKD_URL": daemon.baseURL, "LINKD_ADMIN_KEY": try #require(daemon.initialAdminKey)]
+        func run(_ arguments: [String]) throws -> LinkdProcess.Output { try Self.admin(arguments, env, home: home) }
+
+        // Webhooks (the URL never resolves: nothing is delivered, and nothing needs to be for these verbs).
+        let made = try run(["webhooks", "create", "--app", "handz", "--endpoint", "https://hooks.example.invalid/linkd", "--events", "link.created, link.revoked"])
+        #expect(made.status == 0, "\(made.stdout) \(made.stderr)")
+        #expect(made.stdout.contains("secret") && made.stdout.contains("whsec_") && made.stdout.contains("shown this once"))
+        let listed = try Self.json(try run(["webhooks", "list", "--app", "handz", "--json"]))
+        let hook = try #require((listed["webhooks"] as? [[String: Any]])?.first)
+        let id = try #require(hook["id"] as? String)
+        #expect(hook["events"] as? [String] == ["link.created", "link.revoked"] && hook["secret"] == nil)
+        let table = try run(["webhooks", "list"])
+        #expect(table.stdout.contains(id) && table.stdout.contains("link.created,link.revoked") && table.stdout.contains("yes"))
+        #expect(!table.stdout.contains("whsec_"))
+        let disabled = try Self.json(try run(["webhooks", "update", id, "--disable", "--events", "link.claimed", "--json"]))
+        #expect(disabled["enabled"] as? Bool == false && disabled["events"] as? [String] == ["link.claimed"])
+        let shown = try run(["webhooks", "show", id])
+        #expect(shown.stdout.contains("enabled") && shown.stdout.contains("no") && shown.stdout.contains("link.claimed"))
+        let nothing = try run(["webhooks", "update", id])
+        #expect(nothing.status == 64 && nothing.stderr.contains("nothing to change"))
+        #expect(try run(["webhooks", "create", "--app", "handz", "--endpoint", "https://10.0.0.1/hook", "--events", "link.created"]).status == 1)
+        let deliveries = try run(["webhooks", "deliveries", id])
+        #expect(deliveries.status == 0 && deliveries.stdout.contains("OUTCOME"))
+        #expect(try run(["webhooks", "delete", id]).status == 0)
+        #expect(try run(["webhooks", "show", id]).status == 66)
+
+        // Stats: a link opened once by an iPhone and fetched once by a preview bot.
+        let link = try Self.json(try run(["links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--json"]))
+        let linkID = try #require(link["id"] as? String), url = try #require(link["url"] as? String)
+        let path = try #require(URLComponents(string: url)?.path)
+        let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + path, headers: ["User-Agent": iphone]).status == 200)
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + path, headers: ["User-Agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]).status == 200)
+        var stats: [String: Any] = [:]
+        for _ in 0..<50 {
+            stats = try Self.json(try run(["stats", "link", linkID, "--json"]))
+            if stats["clicks"] as? Int == 1, stats["previews"] as? Int == 1 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(stats["clicks"] as? Int == 1 && stats["previews"] as? Int == 1)
+        #expect((stats["byPlatform"] as? [String: Any])?["ios"] as? Int == 1)
+        let linkTable = try run(["stats", "link", linkID])
+        #expect(linkTable.stdout.contains("clicks") && linkTable.stdout.contains("ios=1") && linkTable.stdout.contains("DATE"))
+        let app = try run(["stats", "app", "handz", "--top", "5"])
+        #expect(app.status == 0 && app.stdout.contains("Top links") && app.stdout.contains(linkID))
+        #expect(try run(["stats", "link", linkID, "--from", "yesterday"]).status == 1)
+        #expect(try run(["stats", "link", String(repeating: "0", count: 32)]).status == 66)
+    }
+
     @Test("no URL, no key, a wrong or client key: configuration (78) and refusal (77) exits, naming what is missing")
     func connectionFailures() throws {
         let daemon = try Self.daemon("sqlite")

@@ -9,6 +9,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case forbidden
     /// 404: no such thing (or not visible to this key); also an unknown, used or expired claim code.
     case notFound
+    /// 400: a page cursor of `GET /v1/links` that the server did not issue.
+    case badCursor
     /// 405: the path does not take this method.
     case methodNotAllowed
     /// 409: the request conflicts with the current state.
@@ -42,7 +44,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
 
     /// Every code this client knows, for tests and exhaustive tables.
     public static let known: [ServerErrorCode] = [
-        .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .payloadTooLarge,
+        .badRequest, .badCursor, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .payloadTooLarge,
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
         .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections,
     ]
@@ -51,6 +53,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     public var rawValue: String {
         switch self {
         case .badRequest: "bad_request"
+        case .badCursor: "bad_cursor"
         case .unauthorized: "unauthorized"
         case .forbidden: "forbidden"
         case .notFound: "not_found"

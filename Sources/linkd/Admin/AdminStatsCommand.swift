@@ -1,0 +1,73 @@
+import ArgumentParser
+import LinkdAdmin
+
+/// `linkd admin stats link|app`: per-link and per-app counters by UTC day (docs/deferred-links.md, "Analytics").
+struct AdminStatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Opens, previews, store redirects and claims of a link or an app, by UTC day.",
+        subcommands: [Link.self, App.self])
+
+    /// The totals of a stats answer (or of one of its rows) as fields.
+    static func totals(_ counts: [String: Any]) -> [(String, String?)] {
+        let text = JSONText(counts)
+        return [
+            ("clicks", text["clicks"]), ("by platform", JSONText(counts).pairs("byPlatform")),
+            ("previews", text["previews"]), ("installs", text["installs"]),
+            ("installs by platform", JSONText(counts).pairs("installsByPlatform")), ("claims", text["claims"]),
+        ]
+    }
+
+    /// The `byDay` rows as a table.
+    static func days(_ answer: [String: Any]) -> String {
+        TextTable(
+            columns: ["DATE", "CLICKS", "IOS", "ANDROID", "DESKTOP", "PREVIEWS", "INSTALLS", "CLAIMS"],
+            rows: JSONText.items("byDay", of: answer).map { day in
+                let text = JSONText(day), platforms = JSONText(day["byPlatform"] as? [String: Any] ?? [:])
+                return [
+                    text["date"] ?? "-", text["clicks"] ?? "0", platforms["ios"] ?? "0", platforms["android"] ?? "0",
+                    platforms["desktop"] ?? "0", text["previews"] ?? "0", text["installs"] ?? "0", text["claims"] ?? "0",
+                ]
+            }
+        ).render()
+    }
+
+    struct Link: AdminVerb {
+        static let configuration = CommandConfiguration(abstract: "One link's counters over a range of UTC days.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The link's id.") var id: String
+        @Option(help: "The first UTC day, YYYY-MM-DD (default: the server's).") var from: String?
+        @Option(help: "The last UTC day, YYYY-MM-DD (default: today).") var to: String?
+
+        func request() -> AdminRequest {
+            AdminRequest("GET", ["v1", "links", id, "stats"], query: [("from", from), ("to", to)])
+        }
+        func render(_ answer: [String: Any]) -> String {
+            let text = JSONText(answer)
+            return FieldList([("link", text["linkId"]), ("app", text["app"]), ("from", text["from"]), ("to", text["to"])]
+                + AdminStatsCommand.totals(answer) + [("last opened", text["lastOpenedAt"])]).render()
+                + "\n\n" + AdminStatsCommand.days(answer)
+        }
+    }
+
+    struct App: AdminVerb {
+        static let configuration = CommandConfiguration(abstract: "An app's totals and its most opened links over a range of UTC days.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The app.") var app: String
+        @Option(help: "The first UTC day, YYYY-MM-DD (default: the server's).") var from: String?
+        @Option(help: "The last UTC day, YYYY-MM-DD (default: today).") var to: String?
+        @Option(help: "How many top links (default: the server's).") var top: Int?
+
+        func request() -> AdminRequest {
+            AdminRequest("GET", ["v1", "apps", app, "stats"], query: [("from", from), ("to", to), ("top", top.map(String.init))])
+        }
+        func render(_ answer: [String: Any]) -> String {
+            let text = JSONText(answer)
+            let top = TextTable(JSONText.items("top", of: answer), columns: [
+                "LINK": "linkId", "TITLE": "title", "CLICKS": "clicks", "PREVIEWS": "previews", "INSTALLS": "installs",
+                "CLAIMS": "claims",
+            ]).render()
+            return FieldList([("app", text["app"]), ("from", text["from"]), ("to", text["to"])] + AdminStatsCommand.totals(answer)).render()
+                + "\n\n" + AdminStatsCommand.days(answer) + "\n\nTop links\n" + top
+        }
+    }
+}
