@@ -459,7 +459,7 @@ struct ConsoleRoutes: Sendable {
         let entries = try await admin.auditLog(filter: filter, limit: limit)
         let actions = [
             "key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke",
-            "console.sign-in", "console.sign-out",
+            "webhook.create", "webhook.update", "webhook.delete", "console.sign-in", "console.sign-out",
         ]
         return render("audit", session, nav: "audit", title: "Audit log", [
             "actor": filter.actor ?? "", "limit": limit,

@@ -202,7 +202,8 @@ struct WebhookRoutes: Sendable {
 
     /// The audit entry of a change to `endpoint` (its URL's host only: a URL's path or query may hold a receiver's token).
     private static func entry(_ caller: Caller, _ action: String, _ endpoint: WebhookEndpoint, at date: Date) -> AuditEntry {
-        AuditEntry(at: date, actor: caller.keyID, action: action, detail: "\(endpoint.app) \(endpoint.id) \(host(endpoint.url))")
+        AuditEntry(at: date, actor: caller.keyID, action: action, detail: "\(endpoint.app) \(endpoint.id) \(host(endpoint.url))",
+                   app: endpoint.app)
     }
 
     private static func logged(_ endpoint: WebhookEndpoint) -> Logger.Metadata {
