@@ -31,7 +31,7 @@ struct AdminService: Sendable {
 
     /// Throws 404 unless `app` is loaded.
     func requireApp(_ app: String) throws {
-        guard router.manifest(app: app) != nil else { throw APIError(.notFound, .notFound, "no app \(app.prefix(64)) is loaded") }
+        try router.requireLoaded(app: app)
     }
 
     // MARK: Signing keys

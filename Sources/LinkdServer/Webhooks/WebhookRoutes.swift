@@ -81,9 +81,7 @@ struct WebhookRoutes: Sendable {
         let caller = try await auth.admin(request, client: context.clientAddress)
         let body = try await JSONBody.decode(
             NewEndpoint.self, from: request, maxBytes: maxBodyBytes, allowedKeys: ["app", "url", "events", "enabled"])
-        guard self.router.manifest(app: body.app) != nil else {
-            throw APIError(.notFound, .notFound, "no app \(body.app.prefix(64)) is loaded")
-        }
+        try router.requireLoaded(app: body.app)
         try checkURL(body.url)
         let events = try Self.eventTypes(body.events)
         let id = "wh_" + LinkID.random().hex.prefix(20)
@@ -108,7 +106,7 @@ struct WebhookRoutes: Sendable {
     private func list(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         _ = try await auth.admin(request, client: context.clientAddress)
         let app = request.uri.queryParameters.get("app")
-        if let app, self.router.manifest(app: app) == nil { throw APIError(.notFound, .notFound, "no app \(app.prefix(64)) is loaded") }
+        if let app { try router.requireLoaded(app: app) }
         let endpoints = try await LinkService.storing { try await store.webhookEndpoints(app: app) }
         return try JSONBody.response(EndpointList(webhooks: endpoints.map { EndpointView($0) }))
     }
