@@ -205,6 +205,7 @@ struct AdminCLITests {
         #expect((stats["byPlatform"] as? [String: Any])?["ios"] as? Int == 1)
         let linkTable = try run(["stats", "link", linkID])
         #expect(linkTable.stdout.contains("clicks") && linkTable.stdout.contains("ios=1") && linkTable.stdout.contains("DATE"))
+        #expect(linkTable.stdout.contains("claims:") && linkTable.stdout.contains("claimed=0,expired=0,made=0"), "\(linkTable.stdout)")
         let app = try run(["stats", "app", "handz", "--top", "5"])
         #expect(app.status == 0 && app.stdout.contains("Top links") && app.stdout.contains(linkID))
         #expect(try run(["stats", "link", linkID, "--from", "yesterday"]).status == 1)

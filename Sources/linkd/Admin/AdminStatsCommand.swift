@@ -7,27 +7,35 @@ struct AdminStatsCommand: AsyncParsableCommand {
         commandName: "stats", abstract: "Opens, previews, store redirects and claims of a link or an app, by UTC day.",
         subcommands: [Link.self, App.self])
 
-    /// The totals of a stats answer (or of one of its rows) as fields.
+    /// The totals of a stats answer as fields (`claims` is an object: made, claimed, expired).
     static func totals(_ counts: [String: Any]) -> [(String, String?)] {
         let text = JSONText(counts)
         return [
-            ("clicks", text["clicks"]), ("by platform", JSONText(counts).pairs("byPlatform")),
-            ("previews", text["previews"]), ("installs", text["installs"]),
-            ("installs by platform", JSONText(counts).pairs("installsByPlatform")), ("claims", text["claims"]),
+            ("clicks", text["clicks"]), ("by platform", text.pairs("byPlatform")), ("previews", text["previews"]),
+            ("installs", text["installs"]), ("installs by platform", text.pairs("installsByPlatform")),
+            ("claims", text.pairs("claims")),
+        ]
+    }
+
+    /// One row of counts (a day, or a top link, after `leading` columns): clicks by platform, previews, installs and
+    /// claims made and claimed.
+    static let countColumns = ["CLICKS", "IOS", "ANDROID", "DESKTOP", "PREVIEWS", "INSTALLS", "CLAIMS MADE", "CLAIMED"]
+
+    static func countCells(_ counts: [String: Any]) -> [String] {
+        let text = JSONText(counts)
+        let platforms = JSONText(counts["byPlatform"] as? [String: Any] ?? [:])
+        let claims = JSONText(counts["claims"] as? [String: Any] ?? [:])
+        return [
+            text["clicks"] ?? "0", platforms["ios"] ?? "0", platforms["android"] ?? "0", platforms["desktop"] ?? "0",
+            text["previews"] ?? "0", text["installs"] ?? "0", claims["made"] ?? "0", claims["claimed"] ?? "0",
         ]
     }
 
     /// The `byDay` rows as a table.
     static func days(_ answer: [String: Any]) -> String {
         TextTable(
-            columns: ["DATE", "CLICKS", "IOS", "ANDROID", "DESKTOP", "PREVIEWS", "INSTALLS", "CLAIMS"],
-            rows: JSONText.items("byDay", of: answer).map { day in
-                let text = JSONText(day), platforms = JSONText(day["byPlatform"] as? [String: Any] ?? [:])
-                return [
-                    text["date"] ?? "-", text["clicks"] ?? "0", platforms["ios"] ?? "0", platforms["android"] ?? "0",
-                    platforms["desktop"] ?? "0", text["previews"] ?? "0", text["installs"] ?? "0", text["claims"] ?? "0",
-                ]
-            }
+            columns: ["DATE"] + countColumns,
+            rows: JSONText.items("byDay", of: answer).map { [JSONText($0)["date"] ?? "-"] + countCells($0) }
         ).render()
     }
 
@@ -62,10 +70,13 @@ struct AdminStatsCommand: AsyncParsableCommand {
         }
         func render(_ answer: [String: Any]) -> String {
             let text = JSONText(answer)
-            let top = TextTable(JSONText.items("top", of: answer), columns: [
-                "LINK": "linkId", "TITLE": "title", "CLICKS": "clicks", "PREVIEWS": "previews", "INSTALLS": "installs",
-                "CLAIMS": "claims",
-            ]).render()
+            let top = TextTable(
+                columns: ["LINK", "TITLE"] + AdminStatsCommand.countColumns,
+                rows: JSONText.items("top", of: answer).map { link in
+                    let text = JSONText(link)
+                    return [text["linkId"] ?? "-", text["title"] ?? "-"] + AdminStatsCommand.countCells(link)
+                }
+            ).render()
             return FieldList([("app", text["app"]), ("from", text["from"]), ("to", text["to"])] + AdminStatsCommand.totals(answer)).render()
                 + "\n\n" + AdminStatsCommand.days(answer) + "\n\nTop links\n" + top
         }
