@@ -5,7 +5,7 @@
 #   -use-ld=lld, -z pack-relative-relocs
 #                              the position-independent binary's relocations packed (DT_RELR, glibc ≥ 2.36): 20 KB
 #                              instead of 3 MB of relocation entries read, and fewer pages written, at every start.
-# Together they take about 10 MB off the resident size (README, "Benchmarks").
+# Together they take about 10 MB off the resident size (docs/benchmarks.md, "Memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec swift build -c release --product linkd --static-swift-stdlib \

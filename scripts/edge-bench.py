@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 17's figures for the HTTP edge, against a running linkd (its pid and port given):
+"""The HTTP edge's figures (docs/operating.md, "Limits"), against a running linkd (its pid and port given):
 
   1. slow head: the daemon's CPU time to take one 12 KiB request head sent a byte per TCP segment (a head re-scanned
      from its start on every read costs O(n²); searched once, O(n));

@@ -26,4 +26,9 @@ if [ "${1:-build}" = test ] && ! python3 -c "import qrcode" 2>/dev/null; then
   echo "ensure-deps: installing python-qrcode (PyPI) for the QR tests" >&2
   python3 -m pip install -q "qrcode==8.2"
 fi
+# OpenAPIValidityTests runs openapi-spec-validator (PyPI) on docs/openapi.yaml.
+if [ "${1:-build}" = test ] && ! python3 -c "import openapi_spec_validator" 2>/dev/null; then
+  echo "ensure-deps: installing openapi-spec-validator (PyPI) for the OpenAPI document test" >&2
+  python3 -m pip install -q "openapi-spec-validator==0.9.0"
+fi
 command -v swift >/dev/null || { echo "ensure-deps: swift is not on PATH (expected /opt/swift/usr/bin)" >&2; exit 1; }

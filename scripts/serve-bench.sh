@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The serve issue's figures, measured on this machine against the release build:
-#   1. GET /v1/resolve?url=<share URL> and GET /s/{token} (a preview origin on loopback, cached) against nginx with ../shared/tools/loadcompare (32 conns);
+# The daemon's throughput and memory figures (docs/benchmarks.md), measured against the release build:
+#   1. GET /v1/resolve?url=<share URL> and GET /s/{token} (a preview origin on loopback, cached) against nginx serving the
+#      same bytes, with wrk, 32 conns (LOADCOMPARE: the comparison script; method in docs/benchmarks.md);
 #      POST /v1/resolve with wrk and a Lua body, against nginx answering the same POST in the same run;
 #   2. resident size of a fresh daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The cost of a year of analytics (issue 19): daily stats rows for LINKS links (default 100,000) over DAYS days
-# (default 365) — every link on every day, the worst case — in the schema linkd migrates (`deferred-v1`), then the
-# time of the statements the stats endpoints run (the SQL of SQLiteBackend+Deferred / PostgresBackend+Deferred):
+# The cost of a year of analytics (docs/deferred-links.md): daily stats rows for LINKS links (default 100,000) over
+# DAYS days (default 365) — every link on every day, the worst case — in the schema linkd migrates (`deferred-v1`),
+# then the time of the statements the stats endpoints run (the SQL of SQLiteBackend+Deferred / PostgresBackend+Deferred):
 #   1. a link's year   (GET /v1/links/{id}/stats: one link, 365 day rows)
 #   2. an app by day   (GET /v1/apps/{app}/stats: an app of LINKS/4 links, 30 and 92 days, summed per day)
 #   3. an app's top 10 (the same app and ranges, summed per link, ordered by clicks)

@@ -26,16 +26,40 @@ public struct LinkdClient: Sendable {
         public var maxResponseBytes: Int
         /// Sent as `User-Agent`.
         public var userAgent: String
+        /// The app's version, sent with every resolution (`appVersion`): a route the manifest says is newer
+        /// (`since`) answers `.updateRequired` with a fallback the app has. Default: the bundle's
+        /// `CFBundleShortVersionString`; nil sends none (every route is answered as the app had it).
+        public var appVersion: String?
+        /// The app's platform (`ios`, `android`), sent with `appVersion`. Default: `ios` on iOS, iPadOS and
+        /// visionOS (the App Store's), else nil.
+        public var platform: String?
 
         /// - Parameters: see the properties.
         public init(
             timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(), maxResponseBytes: Int = 1 << 20,
-            userAgent: String = "LinkdClient/1"
+            userAgent: String = "LinkdClient/1", appVersion: String? = Configuration.bundleVersion,
+            platform: String? = Configuration.defaultPlatform
         ) {
             self.timeout = timeout
             self.retry = retry
             self.maxResponseBytes = maxResponseBytes
             self.userAgent = userAgent
+            self.appVersion = appVersion
+            self.platform = appVersion == nil ? nil : platform
+        }
+
+        /// The main bundle's `CFBundleShortVersionString` (nil outside an app bundle, as in tests on Linux).
+        public static var bundleVersion: String? {
+            Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+        }
+
+        /// `ios` where the app comes from the App Store; nil elsewhere.
+        public static var defaultPlatform: String? {
+            #if os(iOS) || os(visionOS) || os(tvOS)
+            "ios"
+            #else
+            nil
+            #endif
         }
     }
 
@@ -69,7 +93,9 @@ public struct LinkdClient: Sendable {
     ///   - state: one of the app's session states (Handz: `signedOut`, `guest`, `free`, `pro`, `trial`).
     ///   - app: the app's id, when the URL alone does not say (a URL on a host several apps share).
     public func resolve(_ url: URL, state: String, app: String? = nil) async throws(LinkdClientError) -> Resolution {
-        let request = try post("v1/resolve", body: ResolveBody(url: url.absoluteString, state: state, app: app), authorized: false)
+        let body = ResolveBody(
+            url: url.absoluteString, state: state, app: app, appVersion: configuration.appVersion, platform: configuration.platform)
+        let request = try post("v1/resolve", body: body, authorized: false)
         return try await exchange.send(request, safety: .idempotent, as: Resolution.self)
     }
 

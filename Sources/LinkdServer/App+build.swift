@@ -49,23 +49,36 @@ public func buildServer(
     FileDescriptorLimit.raise(for: configuration.maxConnections, logger: logger)
     try DataDirectory.prepare(configuration.dataDir)
     DaemonDataDirectory.mark(configuration.dataDir)  // so `linkd token keyring …` refuses this directory
+    // The templates, read once; every snapshot of the manifests in force renders with them.
+    let factory: AppSnapshotFactory
+    do {
+        factory = AppSnapshotFactory(
+            renderer: try PageRenderer(configuration: PageConfiguration(
+                directory: configuration.templatesDir, appDirectories: configuration.appTemplates)),
+            fetches: OriginFetches(limit: configuration.maxOriginFetches),
+            previewWait: .milliseconds(configuration.previewWaitMilliseconds))
+    } catch {
+        throw ConfigurationError(message: "templates: \(error)")
+    }
     let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
     let bootstrap: ServerBootstrap
     do {
-        bootstrap = try await ServerBootstrap.run(configuration: configuration, store: store, environment: environment, logger: logger)
+        bootstrap = try await ServerBootstrap.run(
+            configuration: configuration, store: store, factory: factory, environment: environment, logger: logger)
     } catch {
         await store.close()
         throw error
     }
+    let apps = bootstrap.apps
     let metrics = ServerMetrics()
     metrics.setRevocationSetSize(store.revocations.count)
     let clicks = ClickBuffer()
-    // Issue 19's analytics: events counted in memory on the request path, written by `StatsFlushService`.
+    // The analytics: events counted in memory on the request path, written by `StatsFlushService`.
     let statsBuffer = StatsBuffer()
-    let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: bootstrap.router.manifests.map(\.app))
+    let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
     let analytics = ShareAnalytics(buffer: statsBuffer, metrics: analyticsMetrics)
     let links = LinkService(
-        store: store, keyring: bootstrap.keyring, router: bootstrap.router, clicks: clicks, metrics: metrics,
+        store: store, keyring: bootstrap.keyring, apps: apps, clicks: clicks, metrics: metrics,
         defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
     let apiKeys = APIKeyDirectory()
     do { try await apiKeys.reload(from: store) } catch {
@@ -94,29 +107,22 @@ public func buildServer(
     // The admin actions, once: the admin API and the console are two front doors to them.
     let instance = InstanceIdentity.make()
     let admin = AdminService(
-        store: store, keys: bootstrap.keys, router: bootstrap.router, links: links, apiKeys: apiKeys, metrics: metrics,
-        instance: instance)
+        store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
+        publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger))
     AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+    AppRoutes(admin: admin, auth: auth).register(on: router)
     let webhookSettings = configuration.webhookDelivery
     let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
     WebhookRoutes(
-        store: store, router: bootstrap.router, auth: auth, masterKey: bootstrap.masterKey, policy: webhookPolicy,
+        store: store, apps: apps, auth: auth, masterKey: bootstrap.masterKey, policy: webhookPolicy,
         maxBodyBytes: configuration.maxBodyBytes
     ).register(on: router)
     let webhookDelivery = WebhookDeliveryService(
         store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
         settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)
-    let pages: SharePages<ReadyResponse>
-    let wellKnown: WellKnownFiles
     let claimPages: ClaimPageRenderer
     let console: ConsoleRoutes?
     do {
-        pages = try SharePages(
-            router: bootstrap.router,
-            templates: PageConfiguration(directory: configuration.templatesDir, appDirectories: configuration.appTemplates),
-            previewWait: .milliseconds(configuration.previewWaitMilliseconds), maxOriginFetches: configuration.maxOriginFetches,
-            makePage: ReadyResponse.init(page:))
-        wellKnown = try WellKnownFiles(manifests: bootstrap.router.manifests)
         claimPages = try ClaimPageRenderer(directory: configuration.templatesDir)
         console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
             admin: admin, auth: auth,
@@ -124,22 +130,20 @@ public func buildServer(
                 store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
                 maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
             pages: try ConsolePages(templatesDirectory: configuration.templatesDir))
-    } catch let error as PageError {
+    } catch {
         throw ConfigurationError(message: "templates: \(error)")
-    } catch let error as WellKnownError {
-        throw ConfigurationError(message: error.message)
     }
     let deletions = LinkDeletions(store: store, logger: logger)
-    let shareRoutes = ShareRoutes(links: links, pages: pages, deletions: deletions, analytics: analytics)
+    let shareRoutes = ShareRoutes(links: links, apps: apps, deletions: deletions, analytics: analytics)
     // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
     let hotRoutes = HotRouteTable(
         routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter, metrics: metrics,
         requestLog: logger.logLevel <= .debug ? logger : nil)
     hotRoutes.register(on: router)
-    WebRoutes(wellKnown: wellKnown, stylesheet: pages.renderer.stylesheet).register(on: router)
+    WebRoutes(apps: apps, stylesheet: factory.renderer.stylesheet).register(on: router)
     // Deferred deep links (store redirects with claim codes, claims) and per-link/app stats.
     DeferredRoutes(deferred: DeferredLinks(
-        links: links, pages: pages, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
+        links: links, apps: apps, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
     )).register(on: router)
     StatsRoutes(links: links, auth: auth).register(on: router)
     // The admin console: here, or on the ops listener (`adminConsole`).
@@ -147,8 +151,7 @@ public func buildServer(
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
     router.add(middleware: AppLinkPagesMiddleware(
-        pages: AppLinkPages(router: bootstrap.router, renderer: pages.renderer, makePage: ReadyResponse.init(page:)),
-        limiter: limiter))
+        apps: apps, limiter: limiter))
     // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
 
@@ -183,8 +186,9 @@ public func buildServer(
         // shutdown begins, and the ones in flight are waited for.
         // The webhook deliveries under way finish and are recorded before the store closes.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys), statsFlusher, flusher, deletions, OriginFetchService(fetches: pages.fetches), webhookDelivery,
-                   HeartbeatService(store: store, identity: instance, logger: logger)] + ops,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), statsFlusher, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
+                   HeartbeatService(store: store, identity: instance, logger: logger),
+                   ManifestReloadService(publisher: admin.publisher, paths: configuration.manifests, logger: logger)] + ops,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

@@ -6,22 +6,13 @@ import Testing
 /// Two `linkd serve` processes on one PostgreSQL (a cluster of their own, so that the test can restart it).
 @Suite("Two instances on one PostgreSQL", .serialized)
 struct ClusterTests {
-    /// The propagation bound the README states for the default `syncIntervalSeconds` (2 s + 1 s).
+    /// The propagation bound docs/configuration.md and docs/operating.md state for the default `syncIntervalSeconds`
+    /// (2 s + 1 s).
     static let statedBound: Double = 3
 
     struct Instance {
         let daemon: LinkdDaemon
         var url: String { daemon.baseURL }
-    }
-
-    /// Polls until `condition` holds or `seconds` pass; the seconds it took, nil when it never held.
-    static func timeUntil(within seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < seconds {
-            if try await condition() { return Date().timeIntervalSince(start) }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return try await condition() ? Date().timeIntervalSince(start) : nil
     }
 
     static func outcome(_ base: String, _ url: String) async throws -> (String?, String?) {
@@ -78,7 +69,7 @@ struct ClusterTests {
             #expect(try await Self.outcome(reader.baseURL, link.url).1 == "active")  // cached on the reader
             let revoke = try await TestHTTP.send("DELETE", writer.baseURL + "/v1/links/\(link.id)", bearer: client)
             #expect(revoke.status == 200)
-            let took = try await Self.timeUntil(within: Self.statedBound + 2) {
+            let took = try await timeUntil(within: Self.statedBound + 2) {
                 try await Self.outcome(reader.baseURL, link.url) == ("linkUnavailable", "revoked")
             }
             guard let took else {
@@ -104,13 +95,13 @@ struct ClusterTests {
         #expect(try await Self.outcome(b.baseURL, owned.url).1 == "active")
         let ownerReply = try await TestHTTP.send("POST", a.baseURL + "/v1/admin/revocations", bearer: admin, json: ["app": "handz", "owner": "mallory"])
         #expect(ownerReply.json["revoked"] as? Int == 1)
-        #expect(try await Self.timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, owned.url).1 == "revoked" } != nil)
+        #expect(try await timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, owned.url).1 == "revoked" } != nil)
 
         // Rotation on A: the new key is pending everywhere before it signs anything.
         let before = try await create(on: a)
         let oldKid = try #require(keyID(ofToken: before.token))
         let rotation = Task { try await TestHTTP.send("POST", a.baseURL + "/v1/admin/keys/handz/rotate", bearer: admin) }
-        let pendingOnB = try await Self.timeUntil(within: 5) {
+        let pendingOnB = try await timeUntil(within: 5) {
             let keys = try await TestHTTP.send("GET", b.baseURL + "/v1/admin/keys?app=handz", bearer: admin)
             return (keys.json["keys"] as? [[String: Any]] ?? []).contains { $0["state"] as? String == "pending" }
         }
@@ -124,14 +115,14 @@ struct ClusterTests {
         #expect(try await Self.outcome(b.baseURL, after.url) == ("route", "active"), "B verifies the new key at once")
         #expect(try await Self.outcome(b.baseURL, before.url) == ("route", "active"), "old tokens keep verifying")
         // B signs with the new key once it has learned of the activation.
-        #expect(try await Self.timeUntil(within: Self.statedBound) {
+        #expect(try await timeUntil(within: Self.statedBound) {
             try await keyID(ofToken: create(on: b).token) == UInt32(newKid)
         } != nil)
 
         // Retired on B: the old key's tokens are unknown on A within the bound.
         let retire = try await TestHTTP.send("POST", b.baseURL + "/v1/admin/keys/handz/\(oldKid)/retire", bearer: admin)
         #expect(retire.status == 200)
-        #expect(try await Self.timeUntil(within: Self.statedBound) {
+        #expect(try await timeUntil(within: Self.statedBound) {
             try await Self.outcome(a.baseURL, before.url) == ("linkUnavailable", "unknown")
         } != nil, "A stops verifying the retired key")
         #expect(try await Self.outcome(a.baseURL, after.url) == ("route", "active"))
@@ -141,7 +132,7 @@ struct ClusterTests {
         for daemon in [a, a, a, b, b, b, b] {
             #expect(try await TestHTTP.send("GET", daemon.baseURL + "/s/\(clicked.token)").status == 200)
         }
-        let counted = try await Self.timeUntil(within: 5) {
+        let counted = try await timeUntil(within: 5) {
             try await TestHTTP.send("GET", b.baseURL + "/v1/links/\(clicked.id)", bearer: client).json["clicks"] as? Int == 7
         }
         #expect(counted != nil, "7 clicks over two instances")
@@ -151,7 +142,7 @@ struct ClusterTests {
         #expect(try await Self.outcome(a.baseURL, cached.url) == ("route", "active"))
         try cluster.stop()
         for daemon in [a, b] {
-            let notReady = try await Self.timeUntil(within: 10) {
+            let notReady = try await timeUntil(within: 10) {
                 try await TestHTTP.send("GET", daemon.baseURL + "/readyz").status == 503
             }
             #expect(notReady != nil)
@@ -167,7 +158,7 @@ struct ClusterTests {
         // It comes back: both recover by themselves, and the feed carries changes again.
         try cluster.start()
         for daemon in [a, b] {
-            let ready = try await Self.timeUntil(within: 30) {
+            let ready = try await timeUntil(within: 30) {
                 try await TestHTTP.send("GET", daemon.baseURL + "/readyz").status == 200
             }
             #expect(ready != nil, "\(daemon.baseURL) ready again")
@@ -175,7 +166,7 @@ struct ClusterTests {
         let later = try await create(on: b)
         #expect(try await Self.outcome(a.baseURL, later.url).1 == "active")
         #expect(try await TestHTTP.send("DELETE", a.baseURL + "/v1/links/\(later.id)", bearer: client).status == 200)
-        #expect(try await Self.timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, later.url).1 == "revoked" } != nil)
+        #expect(try await timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, later.url).1 == "revoked" } != nil)
 
         #expect(a.stop(), "A shuts down cleanly")
         #expect(b.stop(), "B shuts down cleanly")

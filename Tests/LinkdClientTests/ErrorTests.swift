@@ -136,6 +136,23 @@ struct ErrorTests {
         return Recorded(status: reply.status, headers: headers, body: String(decoding: reply.body, as: UTF8.self))
     }
 
+    /// The admin API's manifest answers: invalid, of another app, a stale version, stranding a live link, retiring
+    /// an app with one.
+    static func recordManifestCodes(_ daemon: ClientDaemon, into recorded: inout [ServerErrorCode: Recorded]) async throws {
+        let base = daemon.daemon.baseURL, admin = daemon.adminKey
+        let handz = try String(contentsOf: LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml"), encoding: .utf8)
+        func publish(_ app: String, _ yaml: String, headers: [String: String] = [:]) async throws -> Recorded {
+            record(try await TestHTTP.send("PUT", base + "/v1/admin/apps/\(app)/manifest", bearer: admin, json: ["manifest": yaml], headers: headers))
+        }
+        recorded[.manifestInvalid] = try await publish("handz", "app: handz\nbogus: 1\n")
+        recorded[.manifestAppMismatch] = try await publish("coin", handz)
+        recorded[.versionConflict] = try await publish("handz", handz, headers: ["If-Match": "\"99\""])
+        let clientKey = try await daemon.clientKey(app: "handz")
+        _ = try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["params": ["flowId": UUID().uuidString.lowercased()]])
+        recorded[.manifestStrandsLinks] = try await publish("handz", handz.replacingOccurrences(of: "ShareLink/FlowView", with: "ShareLink/Renamed"))
+        recorded[.appHasLiveLinks] = record(try await TestHTTP.send("DELETE", base + "/v1/admin/apps/handz", bearer: admin))
+    }
+
     @Test("every code of ServerErrorCode.known, as the daemon sends it, decoded from a replay")
     func everyCode() async throws {
         // Resolution is rate limited (one request, then 429 for 100 s): every other recording goes elsewhere.
@@ -162,6 +179,9 @@ struct ErrorTests {
         recorded[.unknownRoute] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["route": "No/Such", "params": flow]))
         recorded[.notShareable] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["route": "Library/FlowDetail", "params": flow]))
         recorded[.badParams] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["params": [:]]))
+        // The first resolution takes the bucket's one token, then is refused for its app version.
+        recorded[.badAppVersion] = Self.record(try await TestHTTP.send("GET", base + "/v1/resolve?url=x&appVersion=1.x"))
+        try await Self.recordManifestCodes(daemon, into: &recorded)
         _ = try await TestHTTP.send("GET", base + "/v1/resolve?url=x")
         recorded[.rateLimited] = Self.record(try await TestHTTP.send("GET", base + "/v1/resolve?url=x"))
         recorded[.requestTimeout] = try await Self.recordHeadTimeout(edge)

@@ -31,7 +31,7 @@ struct ErrorTests {
             #expect(try await api.call(.get, "/v1/links/\(id)", key: api.adminKey).status == 200)
 
             // Failed attempts from one address: after the burst, 429 for every attempt but one with a valid key, which is
-            // still served (issue 17: one prankster behind a shared address must not lock out everyone behind it).
+            // still served (one prankster behind a shared address must not lock out everyone behind it).
             var statuses: [Int] = []
             for _ in 0..<12 { statuses.append(try await api.call(.get, "/v1/admin/keys", key: "lkd_wrong").status) }
             #expect(statuses.contains(429))
@@ -58,7 +58,7 @@ struct ErrorTests {
             #expect(try await api.call(.post, "/v1/links", key: key, raw: "[1]", contentType: "application/json").errorCode == "bad_request")
             let unknownField = try await create(["route": "ShareLink/FlowView", "params": flow, "colour": "red"])
             #expect(unknownField.status == 400 && unknownField.text.contains("colour"))
-            // Without a route the link opens the manifest's share.route (issue 16: Handz shares ShareLink/FlowView).
+            // Without a route the link opens the manifest's share.route (Handz shares ShareLink/FlowView).
             #expect(try await create(["params": flow]).status == 201)
             #expect(try await create(["route": 42]).status == 400)
             let media = try await api.call(.post, "/v1/links", key: key, raw: "route=x", contentType: "application/x-www-form-urlencoded")

@@ -5,9 +5,9 @@ import LinkdTestSupport
 @testable import LinkdServer
 import Testing
 
-/// Issue 17: the HTTP edge holds under hostile clients. Each client is played against the real daemon (`linkd serve`,
-/// a child process, so its memory is its own) on loopback, with limits set low by a configuration file so that every
-/// test ends in seconds.
+/// The HTTP edge holds under hostile clients (docs/operating.md, "Limits"). Each client is played against the real
+/// daemon (`linkd serve`, a child process, so its memory is its own) on loopback, with limits set low by a
+/// configuration file so that every test ends in seconds.
 @Suite("Hostile clients (issue 17)", .serialized)
 struct HostileClientTests {
     /// A daemon with `settings` (YAML lines) added to its configuration.
@@ -71,7 +71,7 @@ struct HostileClientTests {
         let requests = sent / Self.healthz.utf8.count
         let growth = after - before
         // Without backpressure the daemon answered every request into memory (2.7 GB in 11 s); with it, each
-        // connection holds at most a few hundred KB (README, "Limits").
+        // connection holds at most a few hundred KB (docs/operating.md, "Limits").
         #expect(growth < 40 << 20, "grew \(growth >> 20) MB after \(requests) pipelined requests on 4 connections")
         #expect(sent < 64 << 20, "the server kept reading: \(sent >> 20) MB taken")
         // Other clients are served meanwhile.

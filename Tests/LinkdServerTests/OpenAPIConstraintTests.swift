@@ -191,6 +191,7 @@ struct OpenAPIConstraintTests {
                 ("/v1/links", "/v1/links", api.adminKey, [:]),
                 ("/v1/admin/webhooks/{id}/deliveries", "/v1/admin/webhooks/\(hookID)/deliveries", api.adminKey, [:]),
                 ("/v1/apps/{app}/stats", "/v1/apps/handz/stats", api.adminKey, [:]),
+                ("/v1/admin/apps/{app}/manifest", "/v1/admin/apps/handz/manifest", api.adminKey, [:]),
             ]
             let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
             for (template, path, key, base) in operations {
@@ -233,6 +234,8 @@ struct OpenAPIConstraintTests {
                 ("/v1/admin/revocations", "/v1/admin/revocations", api.adminKey, "application/json", #"{"app":"handz","owner":"u1""#),
                 ("/v1/admin/api-keys", "/v1/admin/api-keys", api.adminKey, "application/json", #"{"kind":"admin","label":"l""#),
                 ("/v1/claims/{code}", "/v1/claims/\(String(repeating: "C", count: 22))", nil, "application/json", #"{"state":"free""#),
+                ("/v1/admin/apps/{app}/manifest/rollback", "/v1/admin/apps/notes/manifest/rollback", api.adminKey, "application/json",
+                 #"{"version":1"#),
             ]
             for (template, path, key, mediaType, start) in operations {
                 let body = try Self.operation(document, "post", template)["requestBody"] as? [String: Any]

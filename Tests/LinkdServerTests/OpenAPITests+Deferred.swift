@@ -5,7 +5,7 @@ import Testing
 
 @testable import LinkdServer
 
-// The operations of issue 19 (deferred deep links, analytics) in the document check: their every documented
+// The operations of deferred deep links and analytics in the document check: their every documented
 // status, answered by the live server.
 extension OpenAPITests {
     /// The deferred-link and stats operations, on the first server (its budgets fresh). `token`/`id`: an active

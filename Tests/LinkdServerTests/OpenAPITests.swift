@@ -143,6 +143,7 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/s/\(token)", template: "/s/{token}"), 200)
             expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 200)
             try await Self.exerciseDeferred(check, api: api, client: client, admin: admin, id: id, token: token)
+            try await Self.exerciseApps(check, admin: admin)
             expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
             let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
             #expect(unavailable.string("outcome") == "linkUnavailable")
@@ -219,7 +220,8 @@ struct OpenAPITests {
             expectStatus(try await check.call(.delete, hookPath, template: "/v1/admin/webhooks/{id}", key: admin), 404)
             // Without a key: 401 (here, where the failed-authentication budget has room for them; the second server
             // below spends its own on the other endpoints).
-            for (method, path, template) in Self.adminOperations(kid: 1, apiKeyID: spareID) where template.hasPrefix("/v1/admin/webhooks") {
+            for (method, path, template) in Self.adminOperations(kid: 1, apiKeyID: spareID)
+            where template.hasPrefix("/v1/admin/webhooks") || template.hasPrefix("/v1/admin/apps") {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
             }
 
@@ -308,7 +310,7 @@ struct OpenAPITests {
             let check = Checker(api: api, document: document)
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
             where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys"].contains("\(method.rawValue) \(template)")
-                && !template.hasPrefix("/v1/admin/webhooks") {
+                && !template.hasPrefix("/v1/admin/webhooks") && !template.hasPrefix("/v1/admin/apps") {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
             }
             var statuses: [Int] = []
@@ -366,6 +368,7 @@ struct OpenAPITests {
             ("/admin/links/\(linkID)", "/admin/links/{id}"), ("/admin/links/\(linkID)/revoke", "/admin/links/{id}/revoke"),
             ("/admin/owners/revoke?app=handz&owner=u1", "/admin/owners/revoke"), ("/admin/api-keys", "/admin/api-keys"),
             ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke"), ("/admin/audit", "/admin/audit"),
+            ("/admin/apps", "/admin/apps"),
         ]
         var token = ""
         for (path, template) in pages {
@@ -381,6 +384,7 @@ struct OpenAPITests {
             ("/admin/owners/revoke", "/admin/owners/revoke", "app=handz&owner=u1"),
             ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke", ""),
             ("/admin/api-keys", "/admin/api-keys", "kind=admin&label=openapi"),
+            ("/admin/apps/handz/check", "/admin/apps/{app}/check", "version=1"),
             ("/admin/sign-out", "/admin/sign-out", ""),
         ]
         for (path, template, fields) in forms {
@@ -388,7 +392,8 @@ struct OpenAPITests {
             expectStatus(try await check.call(.post, path, template: template, raw: fields, contentType: form, headers: withSession), 403)
             let done = try await check.call(
                 .post, path, template: template, raw: fields + (fields.isEmpty ? "" : "&") + "csrf=\(token)", contentType: form, headers: withSession)
-            expectStatus(done, template == "/admin/api-keys" ? 201 : 303)
+            // A new API key's page (201), the impact report of an earlier manifest version (200), else a redirect.
+            expectStatus(done, template == "/admin/api-keys" ? 201 : template == "/admin/apps/{app}/check" ? 200 : 303)
         }
     }
 
@@ -428,7 +433,7 @@ struct OpenAPITests {
             (.patch, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),
             (.delete, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),
             (.get, "/v1/admin/webhooks/\(noWebhook)/deliveries", "/v1/admin/webhooks/{id}/deliveries"),
-        ]
+        ] + appsOperations
     }
 
     /// A webhook endpoint id of the documented form that names none.
@@ -442,6 +447,8 @@ struct OpenAPITests {
         case "/v1/admin/api-keys": ["kind": "client", "app": "handz", "label": "x"]
         case "/v1/admin/webhooks": ["app": "handz", "url": "https://hooks.example.invalid/x", "events": ["link.created"]]
         case "/v1/admin/webhooks/{id}": ["enabled": true]
+        case "/v1/admin/apps/{app}/manifest": ["manifest": (try? ManifestEdits.example("handz")) ?? ""]
+        case "/v1/admin/apps/{app}/manifest/rollback": ["version": 1]
         default: nil
         }
     }

@@ -9,8 +9,8 @@ import Testing
 
 /// The seeds' journeys as their people take them, through the running daemon on a real port with a real HTTP client:
 /// a client key makes the share link through the API, each state resolves it, an admin revokes it, a browser follows
-/// it. Each test's name quotes the seed section it checks (`../shared/seeds/`: 000 Ordentus, 001 Handz, 003 the story
-/// app, 004 COIN).
+/// it. Each test's name quotes the seed section it checks (the apps' navigation specs the manifests in `examples/`
+/// were written from, docs/design.md: 000 Ordentus, 001 Handz, 003 the story app, 004 COIN).
 @Suite("Seed journeys through the running daemon", .serialized)
 struct SeedJourneyTests {
     /// A resolution as the API answers it, read into the fields the seeds speak of.
@@ -237,7 +237,7 @@ struct SeedJourneyTests {
         }
     }
 
-    // MARK: Pages on app links (issue 16 §2)
+    // MARK: Pages on app links
 
     @Test("issue 16 §2: a browser on an app link gets the app's landing page; a path the app does not resolve its HTML 404; the API keeps JSON")
     func appLinkPages() async throws {

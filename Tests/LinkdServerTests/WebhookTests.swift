@@ -6,7 +6,7 @@ import TokenSigning
 
 @testable import LinkdServer
 
-/// Issue 19, webhooks, end to end: `linkd serve` processes (SQLite, and two on one PostgreSQL), a receiver on
+/// Webhooks, end to end: `linkd serve` processes (SQLite, and two on one PostgreSQL), a receiver on
 /// loopback that checks every signature per the Standard Webhooks specification, the admin API over real HTTP.
 @Suite("Webhooks (issue 19)", .serialized)
 struct WebhookTests {

@@ -20,3 +20,13 @@ public func keyID(ofToken token: String) -> UInt32? {
     guard let data = Data(base64Encoded: base64), data.count > 5 else { return nil }
     return data[1..<5].reduce(0) { $0 << 8 | UInt32($1) }
 }
+
+/// Polls until `condition` holds or `seconds` pass, every 5 ms; the seconds it took, nil when it never held.
+public func timeUntil(within seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Double? {
+    let start = Date()
+    while Date().timeIntervalSince(start) < seconds {
+        if try await condition() { return Date().timeIntervalSince(start) }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return try await condition() ? Date().timeIntervalSince(start) : nil
+}

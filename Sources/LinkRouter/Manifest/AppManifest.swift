@@ -94,6 +94,8 @@ public struct AppManifest: Sendable, Equatable {
         public var parent: String?
         /// Whether a share link may target it.
         public var shareable: Bool
+        /// The first app version that has it (per platform); nil: every version.
+        public var since: AppVersionRequirement?
         /// Where it was declared (for messages).
         public var mark: SourceMark
         /// Where each pattern was declared, parallel to `patterns`.

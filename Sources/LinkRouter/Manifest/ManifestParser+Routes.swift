@@ -61,7 +61,34 @@ extension ManifestParser {
         }
         route.query = parseQuery(fields["query"], of: id)
         route.params = parseParams(fields["params"], of: id, declaredInURL: route)
+        route.since = parseSince(fields["since"], of: id)
         return route
+    }
+
+    /// A route's `since`: the first app version that has it, `"1.3"` for every platform or `{ ios: "1.3", android:
+    /// "1.4" }` per platform.
+    private func parseSince(_ node: Node?, of id: String) -> AppVersionRequirement? {
+        guard let node else { return nil }
+        var versions: [AppPlatform: AppVersion] = [:]
+        let hint = "write a dotted version such as \"1.3\" (at most 4 numbers), or { ios: \"1.3\", android: \"1.4\" }"
+        if case .mapping = node {
+            let fields = reader.mapping(node, context: "since of \(id)", allowed: AppPlatform.allCases.map(\.rawValue))
+            for platform in AppPlatform.allCases {
+                guard let valueNode = fields[platform.rawValue], let text = reader.string(valueNode, context: "since.\(platform.rawValue) of \(id)") else { continue }
+                guard let version = AppVersion(text) else {
+                    reader.fail(.badValue, valueNode, "since.\(platform.rawValue) of \(id) is not an app version: '\(text.prefix(40))'", hint: hint)
+                    continue
+                }
+                versions[platform] = version
+            }
+        } else if let text = reader.string(node, context: "since of \(id)") {
+            guard let version = AppVersion(text) else {
+                reader.fail(.badValue, node, "since of \(id) is not an app version: '\(text.prefix(40))'", hint: hint)
+                return nil
+            }
+            for platform in AppPlatform.allCases { versions[platform] = version }
+        }
+        return versions.isEmpty ? nil : AppVersionRequirement(versions: versions)
     }
 
     /// A route's `layer`: `tab` (the route names a tab) or `modal` (it names none).

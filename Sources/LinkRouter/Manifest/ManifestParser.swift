@@ -10,7 +10,7 @@ struct ManifestParser {
     static let topKeys = ["app", "name", "schemes", "hosts", "ports", "caseInsensitivePaths", "ios", "android",
                           "webFallback", "states", "unauthenticatedState", "tabStates", "stateRoots", "tabs", "tabBar",
                           "routes", "returns", "intercepts", "share", "notFoundRoute", "ics", "origin"]
-    static let routeKeys = ["id", "tab", "layer", "presentation", "states", "patterns", "query", "params", "parent", "shareable"]
+    static let routeKeys = ["id", "tab", "layer", "presentation", "states", "patterns", "query", "params", "parent", "shareable", "since"]
 
     /// Route ids named by a section, each with the node it is written at: checked once every section is read.
     typealias RouteReferences = [(String, Node)]

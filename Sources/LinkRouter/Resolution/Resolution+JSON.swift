@@ -18,6 +18,22 @@ extension Resolution {
         }
         out.field("app", app)
         out.field("cta", cta)
+        if let fallback {
+            out.key("fallback")
+            out.open()
+            out.key("params")
+            out.dictionary(fallback.params)
+            out.field("presentation", fallback.presentation?.rawValue)
+            out.key("returnTo")
+            out.dictionary(fallback.returnTo)
+            out.field("route", fallback.route)
+            out.key("stack")
+            out.stringArray(fallback.stack)
+            out.field("tab", fallback.tab)
+            out.key("tabBarVisible")
+            out.bytes.append(contentsOf: (fallback.tabBarVisible ? "true" : "false").utf8)
+            out.close()
+        }
         if let intercept {
             out.key("intercept")
             out.open()
@@ -61,15 +77,18 @@ extension Resolution {
         out.dictionary(returnTo)
         out.field("route", route)
         out.key("stack")
-        out.bytes.append(UInt8(ascii: "["))
-        for (index, id) in stack.enumerated() {
-            if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
-            out.string(id)
-        }
-        out.bytes.append(UInt8(ascii: "]"))
+        out.stringArray(stack)
         out.field("tab", tab)
         out.key("tabBarVisible")
         out.bytes.append(contentsOf: (tabBarVisible ? "true" : "false").utf8)
+        if let update {
+            out.key("update")
+            out.open()
+            out.field("platform", update.platform)
+            out.field("requiredVersion", update.requiredVersion)
+            out.field("storeURL", update.storeURL)
+            out.close()
+        }
         out.close()
         return out.bytes
     }
@@ -118,6 +137,16 @@ struct JSONBytes {
             string(value)
         }
         close()
+    }
+
+    /// A JSON array of strings.
+    mutating func stringArray(_ values: [String]) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            string(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     mutating func target(_ target: RouteTarget) {

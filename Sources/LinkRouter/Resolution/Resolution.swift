@@ -10,6 +10,9 @@ public struct Resolution: Codable, Sendable, Equatable {
         case notFound
         /// A share link that is revoked, expired, deleted or unknown: show `route` with `message` and `cta`.
         case linkUnavailable
+        /// The caller's app version lacks `route` (its manifest `since`): ask for an update (`update`), and meanwhile
+        /// show `fallback`, the nearest screen the app has.
+        case updateRequired
     }
 
     /// Kind of answer.
@@ -42,6 +45,57 @@ public struct Resolution: Codable, Sendable, Equatable {
     public var cta: String?
     /// Why nothing matched (notFound) — machine code and text.
     public var problem: ResolutionProblem?
+    /// Set for outcome `updateRequired`: the version the route needs and where to get it.
+    public var update: UpdateInfo?
+    /// Set for outcome `updateRequired`: where an app without the route goes instead (its nearest ancestor the app
+    /// has), placed as a resolution places a route; nil when the app has none of them.
+    public var fallback: Fallback?
+
+    /// What an app too old for a route is told.
+    public struct UpdateInfo: Codable, Sendable, Equatable {
+        /// The first version that has the route (on the caller's platform).
+        public var requiredVersion: String
+        /// The caller's platform, when it said (`ios`, `android`).
+        public var platform: String?
+        /// The store page of the app on that platform, when the manifest names it.
+        public var storeURL: String?
+
+        /// Creates update info.
+        public init(requiredVersion: String, platform: String?, storeURL: String?) {
+            self.requiredVersion = requiredVersion
+            self.platform = platform
+            self.storeURL = storeURL
+        }
+    }
+
+    /// Where an app too old for a route goes instead: a route placed for the caller's state.
+    public struct Fallback: Codable, Sendable, Equatable {
+        /// Route to show.
+        public var route: String
+        /// Its params (those of the original target that it declares).
+        public var params: [String: String]
+        /// Tab it lives in (nil when the state has no tab shell).
+        public var tab: String?
+        /// How it is presented.
+        public var presentation: Presentation?
+        /// Whether the tab bar stays visible.
+        public var tabBarVisible: Bool
+        /// Routes to put under it, root first.
+        public var stack: [String]
+        /// State → route that closing it returns to.
+        public var returnTo: [String: String]
+
+        /// The placed parts of `resolution`.
+        init(_ resolution: Resolution) {
+            route = resolution.route ?? ""
+            params = resolution.params
+            tab = resolution.tab
+            presentation = resolution.presentation
+            tabBarVisible = resolution.tabBarVisible
+            stack = resolution.stack
+            returnTo = resolution.returnTo
+        }
+    }
 
     /// The target kept while an intercept is shown.
     public struct InterceptInfo: Codable, Sendable, Equatable {

@@ -151,8 +151,17 @@ public final class Router: Sendable {
     ///   - state: the caller's session state.
     ///   - app: the app to resolve against; nil picks it from the scheme or host.
     ///   - links: the share-token lookup (the daemon backs it with its store); called at most once.
-    public func resolve(url: String, state: String?, app: String? = nil,
+    ///   - client: the caller's app version and platform; a route its version lacks (the route's `since`) answers
+    ///     `updateRequired` with a fallback. Nil: every route is open to it (today's answer).
+    public func resolve(url: String, state: String?, app: String? = nil, client: ClientApp? = nil,
                         links: (ShareLinkQuery) -> LinkStatus = { _ in .unknown }) -> Resolution {
+        let resolution = resolveAnyVersion(url: url, state: state, app: app, links: links)
+        guard let client else { return resolution }
+        return requiringVersion(resolution, client: client, state: state)
+    }
+
+    /// `resolve` for an app that has every route.
+    private func resolveAnyVersion(url: String, state: String?, app: String?, links: (ShareLinkQuery) -> LinkStatus) -> Resolution {
         let parsed: IncomingURL
         switch IncomingURL.parse(url, maxBytes: limits.maxURLBytes) {
         case .success(let value): parsed = value
@@ -227,6 +236,46 @@ public final class Router: Sendable {
             }
         }
         return open(compiledRoute, params: params, url: url, state: callerState, compiled: compiled)
+    }
+
+    /// `resolution` for an app of `client`'s version: when the route it shows is newer than the app, outcome
+    /// `updateRequired` with the version needed, the store page, and the nearest ancestor the app has as `fallback`
+    /// (its parent chain, then its tab's root, then the state's root), placed for the same state.
+    func requiringVersion(_ resolution: Resolution, client: ClientApp, state: String?) -> Resolution {
+        guard let appID = resolution.app, let compiled = apps[appID], let routeID = resolution.route,
+              let route = compiled.routes[routeID]?.route, !client.has(route.since),
+              let needed = route.since?.required(on: client.platform)
+        else { return resolution }
+        let manifest = compiled.manifest
+        let callerState = state ?? manifest.unauthenticatedState
+        var updated = resolution
+        updated.outcome = .updateRequired
+        let storeURL: String? = switch client.platform {
+        case .ios: manifest.appStoreID.map { "https://apps.apple.com/app/id\($0)" }
+        case .android: manifest.androidPackage.map { "https://play.google.com/store/apps/details?id=\($0)" }
+        case nil: nil
+        }
+        updated.update = .init(requiredVersion: needed.description, platform: client.platform?.rawValue, storeURL: storeURL)
+        var candidates: [String] = []
+        var current = route.parent
+        while let id = current, candidates.count < 64, let parent = manifest.routes[id] {
+            candidates.append(id)
+            current = parent.parent
+        }
+        let owner = ([route.tab] + candidates.map { manifest.routes[$0]?.tab }).lazy.compactMap { $0 }.first
+        if let root = (owner.flatMap { id in manifest.tabs.first { $0.id == id } } ?? manifest.defaultTab)?.root,
+           manifest.tabStates.contains(callerState) {
+            candidates.append(root)
+        }
+        if let root = manifest.stateRoots[callerState] { candidates.append(root) }
+        for id in candidates where id != routeID {
+            guard let fallback = compiled.routes[id], client.has(fallback.route.since), fallback.route.states.contains(callerState) else { continue }
+            let declared = fallback.route.declaredParams
+            let params = resolution.params.filter { declared[$0.key] != nil }
+            updated.fallback = .init(place(fallback, params: params, state: callerState, compiled: compiled))
+            break
+        }
+        return updated
     }
 
     /// Checks that `route` of `app` can be the target of a share link with these params.

@@ -92,6 +92,8 @@ public struct StoreChange: Sendable, Equatable {
         case deletion
         /// Signing keys changed (`subject` is the key id).
         case keys
+        /// An app's manifest was published, rolled back or retired (`subject` is the app id, `generation` the version).
+        case manifest
     }
 
     /// The change's version: versions commit in order.
@@ -135,7 +137,7 @@ public protocol ChangeFeed: Sendable {
 /// A whole database behind linkd: every table, the change feed, readiness and release.
 /// `description` says where the data is, for logs (never a password).
 public protocol StoreBackend: LinkTable, LinkListing, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, ClaimTable,
-    LinkStatsTable, WebhookTable, ConsoleTables, CustomStringConvertible
+    LinkStatsTable, WebhookTable, ConsoleTables, ManifestTable, CustomStringConvertible
 {
     /// Succeeds when the database answers (readiness), within a short limit.
     func ping() async throws

@@ -1,5 +1,6 @@
-/// The tables of issue 19 — live claim codes and per-link daily counters — in both dialects, and the statement
-/// texts both backends share. Column names are the same in both (PostgreSQL folds them to lower case).
+/// The tables of deferred deep links and analytics — live claim codes and per-link daily counters — in both
+/// dialects, and the statement texts both backends share. Column names are the same in both (PostgreSQL folds them
+/// to lower case).
 ///
 /// `claim_codes` holds only live codes (a claim deletes its row; the sweep deletes expired ones), so counting the
 /// unexpired rows is counting the live codes. `link_stats_daily` has one row per link per UTC day with any event:

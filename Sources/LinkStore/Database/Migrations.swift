@@ -81,12 +81,21 @@ enum Migrations {
                 """)
             try db.execute(sql: "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpointId, seq)")
         }
-        // Issue 19: deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
+        // Deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
         migrator.registerMigration("deferred-v1") { db in
             for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
         }
         migrator.registerMigration("console-v1") { db in
             try ConsoleMigration.apply(db)
+        }
+        // Published manifests: every version of every app (`ManifestTable`).
+        migrator.registerMigration("manifests-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE app_manifests (app TEXT NOT NULL, version INTEGER NOT NULL, hash TEXT NOT NULL,
+                  source TEXT NOT NULL, publishedAt DATETIME NOT NULL, publishedBy TEXT NOT NULL, retired BOOLEAN NOT NULL,
+                  PRIMARY KEY (app, version))
+                """)
+            try db.execute(sql: "CREATE INDEX links_app_route ON links (app, route, status)")
         }
         return migrator
     }

@@ -30,10 +30,7 @@ extension SQLiteBackend {
         guard let status = LinkRecordStatus(rawValue: statusText) else {
             throw LinkStoreError(.storage, "link \(id) has an unknown status \(statusText)")
         }
-        let paramsText: String = row[3]
-        guard let params = try? JSONDecoder().decode([String: String].self, from: Data(paramsText.utf8)) else {
-            throw LinkStoreError(.storage, "link \(id) has unreadable params")
-        }
+        let params = try LinkParamsText.decode(row[3], id: id)
         let record = LinkRecord(
             id: id, app: row[1], route: row[2], params: params, owner: row[4], title: row[5], created: created,
             expires: expires, generation: row[8], status: status)

@@ -16,30 +16,34 @@ extension StoreFront {
         backend.schedule == nil ? nil : seenVersion.withLock { $0 }
     }
 
-    /// Keeps this instance current with changes made by other instances (revocations, deletions, signing keys)
-    /// until the task is cancelled; calls `onKeysChanged` after another instance changed signing keys and after
-    /// every full reload. Two loops: a listening connection (reconnected after a loss, with a full reload then)
+    /// Keeps this instance current with changes made by other instances (revocations, deletions, signing keys,
+    /// manifests) until the task is cancelled; calls `onKeysChanged` after another instance changed signing keys,
+    /// `onManifestsChanged` after it published a manifest, and both after every full reload. Two loops: a listening connection (reconnected after a loss, with a full reload then)
     /// and a poll every `pollInterval`, with a full reload every `fullResyncInterval`. Returns at once for a store
     /// no other instance shares.
-    public func synchronize(onKeysChanged: @escaping @Sendable () async -> Void) async throws {
+    public func synchronize(
+        onKeysChanged: @escaping @Sendable () async -> Void,
+        onManifestsChanged: @escaping @Sendable () async -> Void = {}
+    ) async throws {
         guard let schedule = backend.schedule else { return }
+        let handlers = ChangeHandlers(keys: onKeysChanged, manifests: onManifestsChanged)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.listenLoop(onKeysChanged) }
-            group.addTask { await self.pollLoop(schedule, onKeysChanged) }
+            group.addTask { await self.listenLoop(handlers) }
+            group.addTask { await self.pollLoop(schedule, handlers) }
             await group.waitForAll()
         }
     }
 
-    private func listenLoop(_ onKeysChanged: @escaping @Sendable () async -> Void) async {
+    private func listenLoop(_ handlers: ChangeHandlers) async {
         var failures = 0
         while !Task.isCancelled {
             do {
                 try await backend.listen {
                     // Listening now: a full reload covers whatever happened while no one listened.
-                    try await self.fullResync(onKeysChanged)
+                    try await self.fullResync(handlers)
                     failures = 0
                 } onAnnouncement: {
-                    try await self.catchUp(onKeysChanged)
+                    try await self.catchUp(handlers)
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -50,7 +54,7 @@ extension StoreFront {
         }
     }
 
-    private func pollLoop(_ schedule: FeedSchedule, _ onKeysChanged: @escaping @Sendable () async -> Void) async {
+    private func pollLoop(_ schedule: FeedSchedule, _ handlers: ChangeHandlers) async {
         var lastFull = ContinuousClock.now
         var lastPrune = ContinuousClock.now
         while !Task.isCancelled {
@@ -58,10 +62,10 @@ extension StoreFront {
             if Task.isCancelled { return }
             do {
                 if ContinuousClock.now - lastFull >= schedule.fullResyncInterval {
-                    try await fullResync(onKeysChanged)
+                    try await fullResync(handlers)
                     lastFull = .now
                 } else {
-                    try await catchUp(onKeysChanged)
+                    try await catchUp(handlers)
                 }
                 if ContinuousClock.now - lastPrune >= Self.pruneInterval {
                     try await backend.pruneChanges()
@@ -74,12 +78,14 @@ extension StoreFront {
     }
 
     /// Applies every change newer than the last one applied: a revocation is added to the set and its link's
-    /// cached record dropped, a deletion drops the cached record, a key change calls `onKeysChanged` (once).
-    func catchUp(_ onKeysChanged: @Sendable () async -> Void) async throws {
-        let keysChanged = try await syncLock.run {
+    /// cached record dropped, a deletion drops the cached record, a key change calls the keys' handler (once), a
+    /// manifest change drops the record cache (a publish may move links) and calls the manifests' handler (once).
+    func catchUp(_ handlers: ChangeHandlers) async throws {
+        let (keysChanged, manifestsChanged) = try await syncLock.run {
             let seen = self.seenVersion.withLock { $0 }
             var highest = seen
             var keys = false
+            var manifests = false
             var revoked: [RevocationKey] = []
             for change in try await self.backend.changes(after: seen) {
                 highest = max(highest, change.version)
@@ -91,24 +97,28 @@ extension StoreFront {
                     self.cache.remove(change.subject)
                 case .deletion: self.cache.remove(change.subject)
                 case .keys: keys = true
+                case .manifest: manifests = true
                 case nil: break
                 }
             }
             self.revocations.insert(revoked)
+            if manifests { self.cache.removeAll() }
             self.seenVersion.withLock { $0 = max($0, highest) }
-            return keys
+            return (keys, manifests)
         }
-        if keysChanged { await onKeysChanged() }
+        if keysChanged { await handlers.keys() }
+        if manifestsChanged { await handlers.manifests() }
     }
 
     /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache
-    /// (dropped) and the keys (through `onKeysChanged`).
-    func fullResync(_ onKeysChanged: @Sendable () async -> Void) async throws {
+    /// (dropped) and the keys (through the handlers).
+    func fullResync(_ handlers: ChangeHandlers) async throws {
         try await syncLock.run {
             try await self.loadRevocations()
             self.cache.removeAll()
         }
-        await onKeysChanged()
+        await handlers.keys()
+        await handlers.manifests()
     }
 
     /// Streams the backend's revocation rows into the set; for a shared backend, after noting the feed's version
@@ -120,4 +130,12 @@ extension StoreFront {
         loader.finish()
         if let version { seenVersion.withLock { $0 = max($0, version) } }
     }
+}
+
+/// What following the feed calls when keys or manifests changed elsewhere.
+struct ChangeHandlers: Sendable {
+    /// Signing keys changed.
+    let keys: @Sendable () async -> Void
+    /// A manifest was published, rolled back or retired.
+    let manifests: @Sendable () async -> Void
 }

@@ -26,7 +26,7 @@ extension PostgresBackend {
                     throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
                 }
                 let record = LinkRecord(
-                    id: id, app: app, route: route, params: try Self.decodeParams(params, id: id), owner: owner, title: title,
+                    id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
                     created: created, expires: expires, generation: Int(generation), status: status)
                 links.append(ListedLink(record: record, clicks: LinkClicks(count: Int(count), lastOpened: lastOpened)))
             }

@@ -217,7 +217,7 @@ extension PostgresBackend {
                 throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
             }
             records.append(LinkRecord(
-                id: id, app: app, route: route, params: try decodeParams(params, id: id), owner: owner, title: title,
+                id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
                 created: created, expires: expires, generation: Int(generation), status: status))
         }
         return records
@@ -232,15 +232,4 @@ extension PostgresBackend {
         return records
     }
 
-    static func encodeParams(_ params: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(params), as: UTF8.self)
-    }
-
-    static func decodeParams(_ text: String, id: String) throws -> [String: String] {
-        do { return try JSONDecoder().decode([String: String].self, from: Data(text.utf8)) } catch {
-            throw LinkStoreError(.storage, "link \(id) has unreadable params")
-        }
-    }
 }

@@ -25,7 +25,7 @@ extension PostgresBackend {
 
     /// Inserts a new link and queues `events`, in one transaction. Throws `conflict` if the id exists.
     public func insertLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
-        let params = try Self.encodeParams(record.params)
+        let params = try LinkParamsText.encode(record.params)
         let inserted = try await run("create a link") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> Bool in
                 let rows = try await connection.query("""

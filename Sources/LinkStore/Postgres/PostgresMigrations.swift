@@ -68,6 +68,15 @@ enum PostgresMigrations {
         ]),
         ("deferred-v1", DeferredSchema.postgres),
         ("console-v1", PostgresConsoleMigration.statements),
+        // Published manifests: every version of every app (`ManifestTable`).
+        ("manifests-v1", [
+            """
+            CREATE TABLE app_manifests (app text NOT NULL, version bigint NOT NULL, hash text NOT NULL, source text NOT NULL,
+              published_at timestamptz NOT NULL, published_by text NOT NULL, retired boolean NOT NULL,
+              PRIMARY KEY (app, version))
+            """,
+            "CREATE INDEX links_app_route ON links (app, route, status)",
+        ]),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -53,6 +53,7 @@ public struct AdminClient: Sendable {
     public func send(_ request: AdminRequest) async throws(AdminFailure) -> AdminResponse {
         var headers = [("Authorization", "Bearer \(connection.key)"), ("Accept", "application/json")]
         if request.body != nil { headers.append(("Content-Type", "application/json")) }
+        headers += request.headers
         let url = connection.baseURL + request.target
         let answer = await transport.perform(
             method: request.method, url: url, headers: headers, body: request.body, connection: connection)

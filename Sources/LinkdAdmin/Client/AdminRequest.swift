@@ -10,6 +10,8 @@ public struct AdminRequest: Sendable, Equatable {
     public var query: [(String, String?)]
     /// The JSON body, if any.
     public var body: Data?
+    /// Headers besides the key and the content type (`If-Match`).
+    public var headers: [(String, String)] = []
 
     /// A request of `method` to `segments`, with `query` and a JSON `body` (an object of JSON values).
     public init(_ method: String, _ segments: [String], query: [(String, String?)] = [], json: [String: Any]? = nil) {

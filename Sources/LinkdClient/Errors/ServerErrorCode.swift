@@ -39,6 +39,18 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case requestTimeout
     /// 503: too many connections from this client or in all (the connection is closed; `Retry-After: 1`).
     case tooManyConnections
+    /// 400: an `appVersion` or `platform` of a resolve request that the server cannot read.
+    case badAppVersion
+    /// 422: a published manifest does not validate (admin API).
+    case manifestInvalid
+    /// 422: a published manifest names another app (admin API).
+    case manifestAppMismatch
+    /// 409: a published manifest would strand live links (admin API).
+    case manifestStrandsLinks
+    /// 409: the app's manifest version is not the one the request was made from (admin API).
+    case versionConflict
+    /// 409: the app to retire still has live links (admin API).
+    case appHasLiveLinks
     /// A code this version of the client does not know.
     case other(String)
 
@@ -46,7 +58,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     public static let known: [ServerErrorCode] = [
         .badRequest, .badCursor, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .payloadTooLarge,
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
-        .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections,
+        .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections, .badAppVersion, .manifestInvalid,
+        .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks,
     ]
 
     /// The code as the server spells it.
@@ -71,6 +84,12 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .storeUnavailable: "store_unavailable"
         case .requestTimeout: "requestTimeout"
         case .tooManyConnections: "tooManyConnections"
+        case .badAppVersion: "bad_app_version"
+        case .manifestInvalid: "manifest_invalid"
+        case .manifestAppMismatch: "manifest_app_mismatch"
+        case .manifestStrandsLinks: "manifest_strands_links"
+        case .versionConflict: "version_conflict"
+        case .appHasLiveLinks: "app_has_live_links"
         case .other(let value): value
         }
     }

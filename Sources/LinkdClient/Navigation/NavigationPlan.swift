@@ -77,10 +77,15 @@ public struct NavigationPlan: Sendable, Hashable {
     public var callToAction: String?
     /// For `.notFound`: why nothing matched.
     public var problem: Resolution.Problem?
+    /// For `.updateRequired`: the version the link's route needs and the store page. The plan's screens are then
+    /// the fallback's, the nearest screen this version has (no screens when it has none).
+    public var update: Resolution.Update?
 
     /// The plan of `resolution` for a caller in `state` (the state the resolution was asked for).
-    public init(_ resolution: Resolution, state: String) {
-        outcome = resolution.outcome
+    public init(_ original: Resolution, state: String) {
+        let resolution = original.outcome == .updateRequired ? original.fallbackPlacement : original
+        outcome = original.outcome
+        update = original.update
         self.state = state
         tab = resolution.tab
         tabBarVisible = resolution.tabBarVisible
@@ -111,9 +116,9 @@ public struct NavigationPlan: Sendable, Hashable {
         interceptReturnsTo = resolution.intercept?.returnTo
         resumeAfterSignIn = resolution.intercept?.continuation
         afterActions = (resolution.afterActions ?? [:]).mapValues { Screen(route: $0.route, params: $0.params) }
-        message = resolution.message
-        callToAction = resolution.cta
-        problem = resolution.problem
+        message = original.message
+        callToAction = original.cta
+        problem = original.problem
     }
 
     /// The screen presented over the stack (modally or as an overlay), if any.
@@ -126,6 +131,15 @@ public struct NavigationPlan: Sendable, Hashable {
 }
 
 extension Resolution {
+    /// An `.updateRequired` resolution's fallback as a resolution of its own (nothing to show when there is none).
+    var fallbackPlacement: Resolution {
+        guard let fallback else { return Resolution(outcome: outcome, app: app) }
+        return Resolution(
+            outcome: outcome, app: app, route: fallback.route, params: fallback.params, tab: fallback.tab,
+            presentation: fallback.presentation, tabBarVisible: fallback.tabBarVisible, stack: fallback.stack,
+            returnTo: fallback.returnTo)
+    }
+
     /// What the app does with this resolution, for a caller in `state` (the state it was resolved for).
     public func plan(for state: String) -> NavigationPlan {
         NavigationPlan(self, state: state)

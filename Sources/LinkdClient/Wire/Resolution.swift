@@ -35,13 +35,18 @@ public struct Resolution: Codable, Sendable, Hashable {
     public var cta: String?
     /// Why nothing matched (`.notFound`).
     public var problem: Problem?
+    /// Set for `.updateRequired`: the app version the route needs, and the store page to get it from.
+    public var update: Update?
+    /// Set for `.updateRequired`: where this (older) app goes instead — the nearest screen it has, placed for the
+    /// state; nil when it has none.
+    public var fallback: Fallback?
 
     /// Creates a resolution (tests, previews; apps get theirs from `LinkdClient`).
     public init(
         outcome: Outcome, app: String? = nil, route: String? = nil, params: [String: String] = [:], tab: String? = nil,
         presentation: Presentation? = nil, tabBarVisible: Bool = false, stack: [String] = [], returnTo: [String: String] = [:],
         afterActions: [String: RouteTarget]? = nil, intercept: Intercept? = nil, link: LinkInfo? = nil,
-        message: String? = nil, cta: String? = nil, problem: Problem? = nil
+        message: String? = nil, cta: String? = nil, problem: Problem? = nil, update: Update? = nil, fallback: Fallback? = nil
     ) {
         self.outcome = outcome
         self.app = app
@@ -58,6 +63,8 @@ public struct Resolution: Codable, Sendable, Hashable {
         self.message = message
         self.cta = cta
         self.problem = problem
+        self.update = update
+        self.fallback = fallback
     }
 
     /// What kind of answer a resolution is; encoded and decoded as its server spelling (`RawRepresentable`'s
@@ -71,6 +78,9 @@ public struct Resolution: Codable, Sendable, Hashable {
         case notFound
         /// A share link that is revoked, expired, deleted or unknown: show `route` with `message` and `cta`.
         case linkUnavailable
+        /// The app is older than the route (`update` says which version it needs): offer the update, and show
+        /// `fallback` meanwhile.
+        case updateRequired
         /// An outcome this version of the client does not know (a newer server); treat it as not found.
         case other(String)
 
@@ -81,6 +91,7 @@ public struct Resolution: Codable, Sendable, Hashable {
             case .intercept: "intercept"
             case .notFound: "notFound"
             case .linkUnavailable: "linkUnavailable"
+            case .updateRequired: "updateRequired"
             case .other(let value): value
             }
         }
@@ -92,6 +103,7 @@ public struct Resolution: Codable, Sendable, Hashable {
             case "intercept": self = .intercept
             case "notFound": self = .notFound
             case "linkUnavailable": self = .linkUnavailable
+            case "updateRequired": self = .updateRequired
             default: self = .other(rawValue)
             }
         }
@@ -164,6 +176,57 @@ public struct Resolution: Codable, Sendable, Hashable {
         public init(code: String, message: String) {
             self.code = code
             self.message = message
+        }
+    }
+}
+
+extension Resolution {
+    /// What an app too old for a route is told (`.updateRequired`).
+    public struct Update: Codable, Sendable, Hashable {
+        /// The first version that has the route, on the platform the app said (`1.3`).
+        public var requiredVersion: String
+        /// The platform the app said it is (`ios`, `android`), if it said.
+        public var platform: String?
+        /// The app's store page on that platform, when the manifest names it.
+        public var storeURL: String?
+
+        /// Creates update info.
+        public init(requiredVersion: String, platform: String? = nil, storeURL: String? = nil) {
+            self.requiredVersion = requiredVersion
+            self.platform = platform
+            self.storeURL = storeURL
+        }
+    }
+
+    /// Where an app too old for a route goes instead: a route placed for the state, as a resolution places one.
+    public struct Fallback: Codable, Sendable, Hashable {
+        /// The route to show.
+        public var route: String
+        /// Its params.
+        public var params: [String: String]
+        /// Its tab (nil when the state has no tab shell).
+        public var tab: String?
+        /// How it is shown.
+        public var presentation: Presentation?
+        /// Whether the tab bar stays visible.
+        public var tabBarVisible: Bool
+        /// The routes under it, root first.
+        public var stack: [String]
+        /// Session state → where closing it returns.
+        public var returnTo: [String: String]
+
+        /// Creates a fallback.
+        public init(
+            route: String, params: [String: String] = [:], tab: String? = nil, presentation: Presentation? = nil,
+            tabBarVisible: Bool = false, stack: [String] = [], returnTo: [String: String] = [:]
+        ) {
+            self.route = route
+            self.params = params
+            self.tab = tab
+            self.presentation = presentation
+            self.tabBarVisible = tabBarVisible
+            self.stack = stack
+            self.returnTo = returnTo
         }
     }
 }

@@ -81,6 +81,10 @@ struct ResolveBody: Encodable, Sendable {
     var url: String
     var state: String
     var app: String?
+    /// The app's version and platform, when the configuration has them (a route newer than the app answers
+    /// `.updateRequired`).
+    var appVersion: String?
+    var platform: String?
 }
 
 /// `POST /v1/claims/{code}`'s body.

@@ -12,12 +12,13 @@ import TokenSigning
 struct AdminService: Sendable {
     let store: StoreFront
     let keys: KeyAdministration
-    let router: LinkRouter.Router
     let links: LinkService
     let apiKeys: APIKeyDirectory
     let metrics: ServerMetrics
     /// This instance, as its heartbeat names it.
     let instance: InstanceIdentity
+    /// Publishes, rolls back and retires manifests.
+    let publisher: ManifestPublisher
 
     /// Most audit entries one request returns.
     static let maxAuditEntries = 1000
@@ -25,6 +26,9 @@ struct AdminService: Sendable {
     static let maxLabelLength = 200
     /// Longest audit filter value (actor, action, app), in characters (Unicode code points).
     static let maxFilterLength = 200
+
+    /// The compiled manifests in force now.
+    var router: LinkRouter.Router { links.router }
 
     /// The ids of the loaded apps, in the order they were loaded.
     var appIDs: [String] { router.manifests.map(\.app) }

@@ -7,8 +7,8 @@ import TokenSigning
 /// What `linkd serve` sets up before it answers: the manifests, the master key, a keyring with an active key of
 /// every suite for every app, and on first start an admin key, written to a private file in the data directory.
 struct ServerBootstrap: Sendable {
-    /// The compiled manifests.
-    let router: Router
+    /// The manifests in force, behind the one handle every component reads.
+    let apps: AppsInForce
     /// The signing keys, sealed in the store under the master key, and their administration.
     let keys: KeyAdministration
     /// The keyring of `keys`.
@@ -22,11 +22,13 @@ struct ServerBootstrap: Sendable {
     /// The name of the file the first admin key is written to, in the data directory.
     static let initialAdminKeyFileName = "initial-admin-key"
 
-    /// Loads manifests and keys, generating what is missing.
+    /// Loads manifests and keys, generating what is missing: the manifest files are published to the store
+    /// (`ManifestPublisher.publishFiles`) and the versions in force there make the first snapshot.
     static func run(
-        configuration: ServerConfiguration, store: StoreFront, environment: [String: String], logger: Logger
+        configuration: ServerConfiguration, store: StoreFront, factory: AppSnapshotFactory, environment: [String: String],
+        logger: Logger
     ) async throws -> ServerBootstrap {
-        let router = try loadRouter(configuration.manifests, environment: environment)
+        let files = try loadManifestFiles(configuration.manifests, environment: environment)
         let masterKey: MasterKey
         do {
             masterKey = try MasterKey.loadOrCreate(at: configuration.dataDir + "/master.key", environment: environment)
@@ -34,26 +36,50 @@ struct ServerBootstrap: Sendable {
             throw ConfigurationError(message: error.message)
         }
         let keys = try await KeyAdministration.open(store: store, masterKey: masterKey, logger: logger)
-        // Under the store's key lock: instances starting together on an empty shared store make one set of keys
-        // and one admin key between them.
-        let initialAdminKeyFile = try await store.withKeyLock { () -> String? in
-            let made = try await keys.changeHoldingLock { keyring -> [KeyInfo] in
-                var made: [KeyInfo] = []
-                for app in router.appIDs {
-                    for suite in TokenSuite.allCases
-                    where !keyring.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
-                        made.append(try keyring.generate(app: app, suite: suite))
-                    }
-                }
-                return made
+        // Under the store's key lock: instances starting together on an empty shared store publish the files once,
+        // and make one set of keys and one admin key between them.
+        let (snapshot, initialAdminKeyFile) = try await store.withKeyLock { () -> (AppSnapshot, String?) in
+            try await ManifestFiles.publish(files, store: store, logger: logger)
+            let current = try await store.currentManifests().filter { !$0.retired }
+            let snapshot: AppSnapshot
+            do {
+                snapshot = try ManifestPublisher.snapshot(of: current, order: files.map(\.manifest.app), factory: factory, previous: nil)
+            } catch let error as ManifestErrors {
+                throw ConfigurationError(message: "the published manifests are refused:\n" + error.description)
             }
-            for key in made {
-                logger.notice("generated a signing key", metadata: ["app": "\(key.app)", "suite": "\(key.suite.name)", "kid": "\(key.kid)"])
-            }
-            guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return nil }
-            return try await makeInitialAdminKey(store: store, dataDir: configuration.dataDir, logger: logger)
+            try await generateMissingSigningKeys(for: snapshot.router.appIDs, keys: keys, logger: logger)
+            guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return (snapshot, nil) }
+            return (snapshot, try await makeInitialAdminKey(store: store, dataDir: configuration.dataDir, logger: logger))
         }
-        return ServerBootstrap(router: router, keys: keys, masterKey: masterKey, initialAdminKeyFile: initialAdminKeyFile)
+        return ServerBootstrap(
+            apps: AppsInForce(snapshot, factory: factory), keys: keys, masterKey: masterKey, initialAdminKeyFile: initialAdminKeyFile)
+    }
+
+    /// Makes an active key of every suite for each of `appIDs` that lacks one; the caller holds the store's key lock.
+    static func generateMissingSigningKeys(for appIDs: [String], keys: KeyAdministration, logger: Logger) async throws {
+        let made = try await keys.changeHoldingLock { keyring -> [KeyInfo] in
+            var made: [KeyInfo] = []
+            for app in appIDs {
+                for suite in TokenSuite.allCases
+                where !keyring.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
+                    made.append(try keyring.generate(app: app, suite: suite))
+                }
+            }
+            return made
+        }
+        for key in made {
+            logger.notice("generated a signing key", metadata: ["app": "\(key.app)", "suite": "\(key.suite.name)", "kid": "\(key.kid)"])
+        }
+    }
+
+    /// `generateMissingSigningKeys` under the store's key lock, when some app of `appIDs` lacks a key.
+    static func withMissingSigningKeys(for appIDs: [String], store: StoreFront, keys: KeyAdministration, logger: Logger) async throws {
+        let keyring = keys.keyring
+        let lacking = appIDs.filter { app in
+            TokenSuite.allCases.contains { suite in !keyring.keys(app: app).contains { $0.suite == suite && $0.state == .active } }
+        }
+        guard !lacking.isEmpty else { return }
+        try await store.withKeyLock { try await generateMissingSigningKeys(for: lacking, keys: keys, logger: logger) }
     }
 
     /// Makes the first admin key: its secret written to `<dataDir>/initial-admin-key` (mode 0600, created
@@ -83,9 +109,18 @@ struct ServerBootstrap: Sendable {
         return path
     }
 
-    /// The router of the configured manifests (the demo manifests when none are configured); every manifest
-    /// problem is listed in the error.
+    /// The router of the configured manifest files alone (tools and tests; the daemon serves the published versions).
     static func loadRouter(_ manifests: [String], environment: [String: String]) throws -> Router {
+        do {
+            return try Router(manifests: loadManifestFiles(manifests, environment: environment).map(\.manifest))
+        } catch let error as ManifestErrors {
+            throw ConfigurationError(message: "the manifests are refused:\n" + error.description)
+        }
+    }
+
+    /// The configured manifest files (the demo manifests when none are configured), read and validated together;
+    /// every problem is listed in the error.
+    static func loadManifestFiles(_ manifests: [String], environment: [String: String]) throws -> [ManifestFile] {
         let paths: [String]
         do {
             paths = try ManifestPaths.resolve(explicit: manifests, environment: [:])
@@ -93,8 +128,14 @@ struct ServerBootstrap: Sendable {
             throw ConfigurationError(message: "\(error)")
         }
         do {
-            return try Router(manifests: ManifestLoader.load(paths: paths))
-        } catch {
+            let loaded = try ManifestLoader.load(paths: paths)
+            return try zip(paths, loaded).map { path, manifest in
+                guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                    throw ConfigurationError(message: "\(path): cannot read the file")
+                }
+                return ManifestFile(path: path, manifest: manifest, source: text)
+            }
+        } catch let error as ManifestErrors {
             throw ConfigurationError(message: "the manifests are refused:\n" + error.description)
         }
     }

@@ -65,6 +65,10 @@ struct ConsoleRoutes: Sendable {
                 return Self.redirect("/admin/keys?notice=retired&app=\(Self.query(app))&kid=\(key.kid)")
             }
         }
+        console.get("apps") { request, context in try await page(request, context) { try await appsPage($0) } }
+        console.post("apps/{app}/check") { request, context in
+            try await action(request, context) { session, form in try await manifestCheck(session, form, context) }
+        }
         console.get("links") { request, context in try await page(request, context) { try await linksPage($0, request) } }
         console.get("links/{id}") { request, context in try await page(request, context) { try await linkPage($0, request, context) } }
         console.get("links/{id}/revoke") { request, context in
@@ -460,7 +464,7 @@ struct ConsoleRoutes: Sendable {
         let actions = [
             "key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke",
             "webhook.create", "webhook.update", "webhook.delete", "console.sign-in", "console.sign-out",
-        ]
+        ] + [AuditAction.manifestPublish, .manifestRollback, .appRetire].map(\.rawValue)
         return render("audit", session, nav: "audit", title: "Audit log", [
             "actor": filter.actor ?? "", "limit": limit,
             "actions": actions.map { ["id": $0, "selected": $0 == filter.action] },
@@ -489,7 +493,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// A console page: `values` plus what every page shows (title, navigation, the signed-in key, the CSRF token).
-    private func render(
+    func render(
         _ name: String, _ session: ConsoleSessions.Session?, nav: String, title: String, _ values: [String: Any],
         status: HTTPResponse.Status = .ok
     ) -> Response {
@@ -500,7 +504,8 @@ struct ConsoleRoutes: Sendable {
             context["signedInAs"] = session.caller.keyID
             context["csrf"] = session.csrfToken
             context["nav"] = [
-                ("overview", "Overview", "/admin"), ("keys", "Signing keys", "/admin/keys"), ("links", "Links", "/admin/links"),
+                ("overview", "Overview", "/admin"), ("apps", "Apps", "/admin/apps"), ("keys", "Signing keys", "/admin/keys"),
+                ("links", "Links", "/admin/links"),
                 ("api-keys", "API keys", "/admin/api-keys"), ("audit", "Audit log", "/admin/audit"),
             ].map { ["label": $0.1, "href": $0.2, "current": $0.0 == nav] as [String: Any] }
         }

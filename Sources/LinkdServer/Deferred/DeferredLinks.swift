@@ -19,7 +19,10 @@ import WebFallback
 /// expired or already claimed code gets one and the same 404.
 final class DeferredLinks: Sendable {
     let links: LinkService
-    let pages: SharePages<ReadyResponse>
+    /// The apps in force: their share pages.
+    let apps: AppsInForce
+    /// The share pages in force now.
+    var pages: SharePages<ReadyResponse> { apps.snapshot.sharePages }
     let claimPages: ClaimPageRenderer
     let analytics: ShareAnalytics
     /// Codes made per address.
@@ -41,11 +44,11 @@ final class DeferredLinks: Sendable {
 
     /// From the configuration's claim keys.
     init(
-        links: LinkService, pages: SharePages<ReadyResponse>, claimPages: ClaimPageRenderer, analytics: ShareAnalytics,
+        links: LinkService, apps: AppsInForce, claimPages: ClaimPageRenderer, analytics: ShareAnalytics,
         configuration: ServerConfiguration, logger: Logger
     ) {
         self.links = links
-        self.pages = pages
+        self.apps = apps
         self.claimPages = claimPages
         self.analytics = analytics
         self.codeLimiter = RateLimiter(perSecond: configuration.claimCodesPerMinute / 60, burst: Self.codeBurst)

@@ -9,10 +9,11 @@ import NIOHTTP1
 /// - with the fast path on, answers the hot requests — a share page, a resolution, `/healthz` — on the event loop
 ///   when all they need is in memory, and hands every other request to Hummingbird unchanged;
 /// - bounds the memory of a connection: while the socket is not writable it answers nothing more and reads
-///   nothing more (README, "Limits", states the bound).
+///   nothing more (docs/operating.md, "Limits", states the bound).
 ///
 /// Why a fast path: Hummingbird answers each request in a Swift task, a thread hop away from the event loop and
-/// back; for answers that are memory lookups the hops and the task cost more than the answer (README, "Speed").
+/// back; for answers that are memory lookups the hops and the task cost more than the answer (docs/benchmarks.md,
+/// "Where the time goes").
 /// What stays the same on both paths: the routes (both read `HotRouteTable`, where each hot route is declared once),
 /// the bytes sent (`ReadyResponse`, with the `Date` and `Server` Hummingbird adds), per-client rate limits (a
 /// request is charged once, by whichever path answers it) and the request metrics.
@@ -20,7 +21,8 @@ import NIOHTTP1
 /// A request the fast path does not answer reaches the decoder as the exact bytes that came in, whole requests
 /// only, so the decoder is always between requests when the next one is read here. A request the scanner does not
 /// read (chunked, `Expect`, `Upgrade`, `Connection: close`, not HTTP/1.1, malformed, over 16 KB of head) sends the
-/// connection's bytes to the decoder for good ("pass-through"; its time limit is then coarser, see `Deadline`).
+/// connection's bytes to the decoder for good ("pass-through"; its time limit is then coarser, see
+/// `ConnectionClock.deadline`).
 ///
 /// Order: it answers only while no request it handed on is unanswered (it sees Hummingbird's response parts go out),
 /// so responses leave in request order, pipelining included. It writes its encoded responses through the response

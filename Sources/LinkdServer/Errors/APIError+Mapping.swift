@@ -15,6 +15,21 @@ extension APIError {
         }
     }
 
+    /// The API's answer to a refused publish, rollback or retirement of a manifest.
+    init(_ error: ManifestPublishError) {
+        struct Problems: Encodable, Sendable { let problems: [ManifestProblem] }
+        switch error.code {
+        case .invalid:
+            self.init(.unprocessableContent, .manifestInvalid, error.message, details: Problems(problems: error.problems.map(ManifestProblem.init)))
+        case .appMismatch: self.init(.unprocessableContent, .manifestAppMismatch, error.message)
+        case .badMoves: self.init(.unprocessableContent, .unprocessable, error.message)
+        case .strands: self.init(.conflict, .manifestStrandsLinks, error.message, details: error.impact)
+        case .versionConflict: self.init(.conflict, .versionConflict, error.message)
+        case .notFound: self.init(.notFound, .notFound, error.message)
+        case .hasLiveLinks: self.init(.conflict, .appHasLiveLinks, error.message, details: error.impact)
+        }
+    }
+
     /// The API's answer to an error thrown below the routes; nil for an unexpected one (a bug: 500).
     /// - An `APIError` is its own answer.
     /// - A `LinkError` is mapped by its code.
@@ -25,6 +40,7 @@ extension APIError {
         switch error {
         case let error as APIError: error
         case let error as LinkError: APIError(error)
+        case let error as ManifestPublishError: APIError(error)
         case let error as HTTPError where error.status.kind == .clientError: forStatus(error.status)
         default: nil
         }

@@ -36,6 +36,18 @@ struct APIError: Error, HTTPResponseError, Sendable {
         static let badParams = Code("bad_params")
         /// Too many requests from this client; retry after `Retry-After` seconds.
         static let rateLimited = Code("rate_limited")
+        /// A resolve request's `appVersion` (dotted numbers) or `platform` (`ios`, `android`) cannot be read.
+        static let badAppVersion = Code("bad_app_version")
+        /// A published manifest does not validate (`details.problems`: every problem, with file, line and column).
+        static let manifestInvalid = Code("manifest_invalid")
+        /// A published manifest names another app than the path's.
+        static let manifestAppMismatch = Code("manifest_app_mismatch")
+        /// A published manifest would strand live links (`details`: the impact report); say `moves` or `force`.
+        static let manifestStrandsLinks = Code("manifest_strands_links")
+        /// The app's version in force is not the one the request was made from (`If-Match`, or a concurrent publish).
+        static let versionConflict = Code("version_conflict")
+        /// The app still has live links (retiring it would strand them).
+        static let appHasLiveLinks = Code("app_has_live_links")
         /// A bug: the server failed.
         static let internalError = Code("internal_error")
         /// The store does not answer.
@@ -55,13 +67,19 @@ struct APIError: Error, HTTPResponseError, Sendable {
     let retryAfterSeconds: Int?
     /// The `Allow` header value (405 answers: the methods the path takes).
     let allow: String?
+    /// More about the error, answered as `error.details` (the problems of a manifest, an impact report).
+    let details: ErrorDetails?
 
-    init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, allow: String? = nil) {
+    init(
+        _ status: HTTPResponse.Status, _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, allow: String? = nil,
+        details: (any Encodable & Sendable)? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
         self.allow = allow
+        self.details = details.map(ErrorDetails.init)
     }
 
     /// 429 `rate_limited` with `Retry-After: seconds`.
@@ -81,7 +99,7 @@ struct APIError: Error, HTTPResponseError, Sendable {
     /// The answer, made in full: the JSON body, `Cache-Control: no-store`, `Retry-After` and `Allow` when set, and
     /// `Connection: close` when `closing` (the edge's answers, after which it closes the connection).
     func readyResponse(closing: Bool = false) -> ReadyResponse {
-        let body = ErrorBody(error: .init(code: code.description, message: message))
+        let body = ErrorBody(error: .init(code: code.description, message: message, details: details))
         let data = (try? Self.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
@@ -100,7 +118,18 @@ struct APIError: Error, HTTPResponseError, Sendable {
         struct Detail: Encodable {
             let code: String
             let message: String
+            let details: ErrorDetails?
         }
         let error: Detail
+    }
+}
+
+/// The `details` of an API error: any encodable value, answered as it encodes.
+struct ErrorDetails: Encodable, Sendable {
+    /// The value.
+    let value: any Encodable & Sendable
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
     }
 }

@@ -4,7 +4,7 @@ import TokenSigning
 /// What a request costs in per-client rate-limit tokens: 1 for most, more for the expensive ones, so that a client
 /// cannot spend the server's CPU at the price of its cheapest request.
 ///
-/// Measured costs (README, "Limits"): checking an Ed25519 share token is a signature verification, tens of
+/// Measured costs (docs/operating.md, "Limits"): checking an Ed25519 share token is a signature verification, tens of
 /// microseconds, where an HMAC-SHA256 token takes about one; a calendar file is parsed whole, up to 1 MiB.
 enum RequestCost {
     /// What a request that checks an Ed25519 token costs in all.

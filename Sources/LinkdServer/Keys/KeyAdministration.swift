@@ -6,9 +6,9 @@ import TokenSigning
 /// Changes to the signing keys, safe with many instances on one store.
 ///
 /// Every change runs under the store's key lock on fresh records and is written all or none; other instances
-/// reload through the change feed. A rotation on a shared store follows DESIGN.md's life cycle across instances:
-/// the new key is written `pending`, linkd waits the store's propagation bound so that every instance knows it,
-/// and only then makes it `active` — so no instance ever meets a token signed with a key it has not loaded.
+/// reload through the change feed. A rotation on a shared store follows the key life cycle (docs/design.md) across
+/// instances: the new key is written `pending`, linkd waits the store's propagation bound so that every instance
+/// knows it, and only then makes it `active` — so no instance ever meets a token signed with a key it has not loaded.
 struct KeyAdministration: Sendable {
     let store: StoreFront
     let keyStore: StoreKeyringStore

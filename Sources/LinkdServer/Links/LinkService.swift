@@ -71,7 +71,10 @@ struct LinkView: Encodable, Sendable {
 final class LinkService: Sendable {
     let store: StoreFront
     let keyring: Keyring
-    let router: Router
+    /// The apps in force: read once per call (`router`), so a call never mixes two publishes.
+    let apps: AppsInForce
+    /// The compiled manifests in force now.
+    var router: Router { apps.router }
     let clicks: ClickBuffer
     let metrics: ServerMetrics
     /// Default lifetime of a link, seconds.
@@ -81,12 +84,12 @@ final class LinkService: Sendable {
 
     /// - Parameters: see the properties.
     init(
-        store: StoreFront, keyring: Keyring, router: Router, clicks: ClickBuffer, metrics: ServerMetrics,
+        store: StoreFront, keyring: Keyring, apps: AppsInForce, clicks: ClickBuffer, metrics: ServerMetrics,
         defaultTTLSeconds: Int, maxTTLSeconds: Int
     ) {
         self.store = store
         self.keyring = keyring
-        self.router = router
+        self.apps = apps
         self.clicks = clicks
         self.metrics = metrics
         self.defaultTTLSeconds = defaultTTLSeconds
@@ -126,7 +129,7 @@ final class LinkService: Sendable {
             return .decided(.unavailable(linkID: id, reason: .revoked))
         }
         guard let record = store.cachedLink(id: id) else { return .needsRecord(id) }
-        return .decided(Self.status(of: record, claims: claims, app: app, now: now))
+        return .decided(Self.status(of: record, claims: claims, app: app, now: now, router: router))
     }
 
     /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
@@ -141,7 +144,9 @@ final class LinkService: Sendable {
         }
     }
 
-    private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date) -> LinkStatus {
+    /// A record's status for a token of it: an active link whose route the manifest in force no longer has (a
+    /// publish with `force`) is unavailable as `deleted`, as its resolution is.
+    private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date, router: Router) -> LinkStatus {
         guard record.app == app else { return .unknown }
         guard record.generation == Int(claims.generation) else { return .unavailable(linkID: record.id, reason: .revoked) }
         switch record.status {
@@ -149,6 +154,7 @@ final class LinkService: Sendable {
         case .deleted: return .unavailable(linkID: record.id, reason: .deleted)
         case .active:
             guard record.expires > now else { return .unavailable(linkID: record.id, reason: .expired) }
+            guard router.manifest(app: app)?.routes[record.route] != nil else { return .unavailable(linkID: record.id, reason: .deleted) }
             return .active(ShareLinkTarget(linkID: record.id, route: record.route, params: record.params, expiresAt: record.expires))
         }
     }
@@ -157,17 +163,18 @@ final class LinkService: Sendable {
 
     /// `Router.resolve` with share tokens looked up here: the router stays pure; a token whose record is not
     /// cached is loaded and the URL resolved once more.
-    func resolve(url: String, state: String?, app: String?, now: Date = Date()) async -> Resolution {
-        let (first, missing) = resolveOnce(url: url, state: state, app: app, now: now)
+    func resolve(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) async -> Resolution {
+        let router = self.router
+        let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router)
         guard !missing.isEmpty else { return finish(first) }
         for id in missing { _ = try? await store.link(id: id) }
-        return finish(resolveOnce(url: url, state: state, app: app, now: now).resolution)
+        return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router).resolution)
     }
 
     /// The resolution when every share token in the URL is decided from memory; nil (and nothing recorded) when a
     /// link record must be read first, which `resolve` does.
-    func resolveInMemory(url: String, state: String?, app: String?, now: Date = Date()) -> Resolution? {
-        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, now: now)
+    func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
+        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router)
         return missing.isEmpty ? finish(resolution) : nil
     }
 
@@ -195,9 +202,11 @@ final class LinkService: Sendable {
     }
 
     /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
-    private func resolveOnce(url: String, state: String?, app: String?, now: Date) -> (resolution: Resolution, missing: [String]) {
+    private func resolveOnce(
+        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router
+    ) -> (resolution: Resolution, missing: [String]) {
         var missing: [String] = []
-        let resolution = router.resolve(url: url, state: state, app: app) { query in
+        let resolution = router.resolve(url: url, state: state, app: app, client: client) { query in
             lookup(query, now: now) { missing.append($0) }
         }
         return (resolution, missing)
@@ -226,6 +235,7 @@ final class LinkService: Sendable {
     func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
         let params = request.params ?? [:]
         try Self.checkCaps(request, params: params)
+        let router = self.router
         let manifest = router.manifest(app: app)
         guard let routeID = request.route ?? manifest?.share?.route else {
             throw LinkError(.invalid, "route is required: app \(app) has no share configuration in its manifest")

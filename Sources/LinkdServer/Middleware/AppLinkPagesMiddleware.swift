@@ -10,7 +10,8 @@ import WebFallback
 struct AppLinkPagesMiddleware: RouterMiddleware {
     typealias Context = LinkdRequestContext
 
-    let pages: AppLinkPages<ReadyResponse>
+    /// The apps in force (each request reads their app-link pages once).
+    let apps: AppsInForce
     let limiter: RateLimiter?
 
     /// The `route` label of these pages in the request metrics.
@@ -33,6 +34,7 @@ struct AppLinkPagesMiddleware: RouterMiddleware {
     /// The app's page for an unmatched request, or nil when it is not a page request on an app's host. The client's
     /// bucket is charged before the page is made.
     private func page(for request: Request, context: Context) throws -> ReadyResponse? {
+        let pages = apps.snapshot.appLinkPages
         guard request.method == .get || request.method == .head, let host = request.head.authority,
               let target = request.head.path, target.hasPrefix("/"), !Self.isReserved(target),
               let app = pages.app(onHost: host)

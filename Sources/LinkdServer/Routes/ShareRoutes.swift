@@ -15,16 +15,17 @@ import WebFallback
 /// `deletions`, which marks it deleted in the store off the request path.
 final class ShareRoutes: Sendable {
     let links: LinkService
-    let pages: SharePages<ReadyResponse>
+    /// The apps in force: each request reads their share pages once.
+    let apps: AppsInForce
     /// Where links whose origin answered 404/410 are reported, to be marked deleted.
     let deletions: LinkDeletions
     /// Where each page shown is counted for the link's analytics (a click by platform, or a crawler's preview).
     let analytics: ShareAnalytics?
 
     /// - Parameters: see the properties.
-    init(links: LinkService, pages: SharePages<ReadyResponse>, deletions: LinkDeletions, analytics: ShareAnalytics? = nil) {
+    init(links: LinkService, apps: AppsInForce, deletions: LinkDeletions, analytics: ShareAnalytics? = nil) {
         self.links = links
-        self.pages = pages
+        self.apps = apps
         self.deletions = deletions
         self.analytics = analytics
     }
@@ -33,6 +34,7 @@ final class ShareRoutes: Sendable {
     func qrCode(token: String, host: String?) async -> Response {
         let (app, status) = await links.shareStatus(token: token, host: host)
         links.metrics.recordTokenVerdict(status)
+        let pages = apps.snapshot.sharePages
         guard case .active = status, let app, let svg = pages.qrCode(app: app, token: token) else {
             let code: HTTPResponse.Status = if case .unavailable = status { .gone } else { .notFound }
             return Response(status: code, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
@@ -46,10 +48,11 @@ final class ShareRoutes: Sendable {
     func page(token: String, host: String?, userAgent: String?, countsClick: Bool = true) async -> ReadyResponse {
         if let ready = pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick) { return ready }
         let (app, status) = await links.shareStatus(token: token, host: host)
+        let pages = apps.snapshot.sharePages
         if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
         return page(
-            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true, countsClick: countsClick)
-            ?? pages.unknownPage(host: host)
+            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true, countsClick: countsClick,
+            pages: pages) ?? pages.unknownPage(host: host)
     }
 
     /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
@@ -57,14 +60,16 @@ final class ShareRoutes: Sendable {
     func pageInMemory(token: String, host: String?, userAgent: String?, countsClick: Bool = true) -> ReadyResponse? {
         guard let (app, status) = links.shareStatusInMemory(token: token, host: host) else { return nil }
         return page(
-            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false, countsClick: countsClick)
+            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false, countsClick: countsClick,
+            pages: apps.snapshot.sharePages)
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
     /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`). A link whose
     /// origin says its item is gone gets the 410 page, counts as `deleted`, and is reported to `deletions`.
     private func page(
-        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool, countsClick: Bool
+        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool, countsClick: Bool,
+        pages: SharePages<ReadyResponse>
     ) -> ReadyResponse? {
         let page: ReadyResponse
         switch status {

@@ -8,15 +8,16 @@ import WebFallback
 ///   (200 `application/json`, never a redirect; 404 for a host no manifest names);
 /// - `GET /static/linkd.css`, the pages' stylesheet.
 struct WebRoutes: Sendable {
-    let wellKnown: WellKnownFiles
+    /// The apps in force: their well-known files.
+    let apps: AppsInForce
     let stylesheet: String
 
     func register(on router: some RouterMethods<LinkdRequestContext>) {
         router.get(".well-known/apple-app-site-association") { request, _ in
-            try Self.json(wellKnown.appleAppSiteAssociation(host: Authority.hostname(request.head.authority ?? "")))
+            try Self.json(apps.snapshot.wellKnown.appleAppSiteAssociation(host: Authority.hostname(request.head.authority ?? "")))
         }
         router.get(".well-known/assetlinks.json") { request, _ in
-            try Self.json(wellKnown.assetLinks(host: Authority.hostname(request.head.authority ?? "")))
+            try Self.json(apps.snapshot.wellKnown.assetLinks(host: Authority.hostname(request.head.authority ?? "")))
         }
         router.get("static/linkd.css") { _, _ in
             Response(

@@ -1,6 +1,6 @@
 import Prometheus
 
-/// The Prometheus counters of issue 19, by app and platform, made once at start for every loaded app (so counting
+/// The analytics' Prometheus counters, by app and platform, made once at start for every loaded app (so counting
 /// is a dictionary lookup and an atomic add; an app not loaded counts nothing):
 /// - `linkd_link_opens_total{app, platform}` — share pages shown to people (`ios`, `android`, `desktop`) and to
 ///   link-preview crawlers (`preview`);
@@ -29,9 +29,13 @@ final class AnalyticsMetrics: Sendable {
     private let redirects: [String: [StorePlatform: Counter]]
     private let claims: [String: [ClaimOutcome: Counter]]
     private let withheld: [Withheld: Counter]
+    /// Where counters of apps published after start are made (the registry returns the same counter for the same
+    /// name and labels).
+    private let registry: PrometheusCollectorRegistry
 
     /// Counters for `apps` in `registry`.
     init(registry: PrometheusCollectorRegistry, apps: [String]) {
+        self.registry = registry
         var opens: [String: [Audience: Counter]] = [:]
         var redirects: [String: [StorePlatform: Counter]] = [:]
         var claims: [String: [ClaimOutcome: Counter]] = [:]
@@ -60,14 +64,22 @@ final class AnalyticsMetrics: Sendable {
     }
 
     /// Counts a share page shown.
-    func recordOpen(app: String, _ audience: Audience) { opens[app]?[audience]?.increment() }
+    func recordOpen(app: String, _ audience: Audience) {
+        (opens[app]?[audience] ?? registry.makeCounter(
+            name: "linkd_link_opens_total", labels: [("app", app), ("platform", audience.rawValue)])).increment()
+    }
 
     /// Counts a store redirect.
-    func recordStoreRedirect(app: String, _ platform: StorePlatform) { redirects[app]?[platform]?.increment() }
+    func recordStoreRedirect(app: String, _ platform: StorePlatform) {
+        (redirects[app]?[platform] ?? registry.makeCounter(
+            name: "linkd_store_redirects_total", labels: [("app", app), ("platform", platform.rawValue)])).increment()
+    }
 
     /// Counts `count` claim codes of `app` made, claimed or expired.
     func recordClaims(app: String, _ outcome: ClaimOutcome, count: Int = 1) {
-        if count > 0 { claims[app]?[outcome]?.increment(by: Int64(count)) }
+        guard count > 0 else { return }
+        (claims[app]?[outcome] ?? registry.makeCounter(
+            name: "linkd_claims_total", labels: [("app", app), ("outcome", outcome.rawValue)])).increment(by: Int64(count))
     }
 
     /// Counts a store redirect that went without a code.

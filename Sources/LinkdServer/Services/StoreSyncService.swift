@@ -10,6 +10,8 @@ struct StoreSyncService: Service {
     let keys: KeyAdministration
     /// The API keys in memory, read again with the rest when the store is shared.
     let apiKeys: APIKeyDirectory
+    /// Installs the manifests another instance published.
+    let publisher: ManifestPublisher
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -17,6 +19,8 @@ struct StoreSyncService: Service {
             async let followed: Void = apiKeys.follow(store)
             try await store.synchronize {
                 await keys.reload()
+            } onManifestsChanged: {
+                try? await publisher.reloadFromStore()
             }
             await followed
         }

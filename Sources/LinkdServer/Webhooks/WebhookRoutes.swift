@@ -13,7 +13,8 @@ import TokenSigning
 /// - `GET /v1/admin/webhooks/{id}/deliveries[?limit=]`: its newest attempts, newest first.
 struct WebhookRoutes: Sendable {
     let store: StoreFront
-    let router: LinkRouter.Router
+    /// The apps in force (an endpoint's app must be one of them).
+    let apps: AppsInForce
     let auth: APIKeyAuthenticator
     let masterKey: MasterKey
     let policy: WebhookURLPolicy
@@ -81,7 +82,7 @@ struct WebhookRoutes: Sendable {
         let caller = try await auth.admin(request, client: context.clientAddress)
         let body = try await JSONBody.decode(
             NewEndpoint.self, from: request, maxBytes: maxBodyBytes, allowedKeys: ["app", "url", "events", "enabled"])
-        try router.requireLoaded(app: body.app)
+        try apps.router.requireLoaded(app: body.app)
         try checkURL(body.url)
         let events = try Self.eventTypes(body.events)
         let id = "wh_" + LinkID.random().hex.prefix(20)
@@ -106,7 +107,7 @@ struct WebhookRoutes: Sendable {
     private func list(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         _ = try await auth.admin(request, client: context.clientAddress)
         let app = request.uri.queryParameters.get("app")
-        if let app { try router.requireLoaded(app: app) }
+        if let app { try apps.router.requireLoaded(app: app) }
         let endpoints = try await LinkService.storing { try await store.webhookEndpoints(app: app) }
         return try JSONBody.response(EndpointList(webhooks: endpoints.map { EndpointView($0) }))
     }

@@ -66,7 +66,7 @@ public struct AppLinkPages<Page: Sendable>: Sendable {
     /// but the state must sign in first), or names a route the state may never open.
     static func resolves(_ resolution: Resolution) -> Bool {
         switch resolution.outcome {
-        case .route, .intercept: true
+        case .route, .intercept, .updateRequired: true
         case .notFound: resolution.problem?.code == .notAllowed
         case .linkUnavailable: false
         }

@@ -32,16 +32,28 @@ public final class SharePages<Page: Sendable>: Sendable {
     /// - Parameters:
     ///   - makePage: turns a rendered page into the form the server sends (called once per rendering).
     /// - Throws: `PageError` when the templates cannot be read.
-    public init(
+    public convenience init(
         router: Router, templates: PageConfiguration, previewWait: Duration, maxOriginFetches: Int,
         makePage: @escaping @Sendable (RenderedPage) -> Page
     ) throws(PageError) {
-        self.renderer = try PageRenderer(configuration: templates)
+        self.init(
+            router: router, renderer: try PageRenderer(configuration: templates), fetches: OriginFetches(limit: maxOriginFetches),
+            previewWait: previewWait, makePage: makePage)
+    }
+
+    /// The pages of `router`'s apps over a renderer and an origin-fetch limit that outlive them: a daemon makes one
+    /// `SharePages` per set of manifests in force, all sharing the templates and the limit. An app whose origin is
+    /// the same as in `previous` keeps its `OriginClient`, with the previews it has cached.
+    public init(
+        router: Router, renderer: PageRenderer, fetches: OriginFetches, previewWait: Duration,
+        previous: SharePages<Page>? = nil, makePage: @escaping @Sendable (RenderedPage) -> Page
+    ) {
+        self.renderer = renderer
         self.router = router
         self.previewWait = previewWait
         self.makePage = makePage
         self.rendered = RenderedPages(capacity: 4096)
-        self.fetches = OriginFetches(limit: maxOriginFetches)
+        self.fetches = fetches
         var origins: [String: OriginClient] = [:]
         var gonePages: [String: Page] = [:]
         var unknownPages: [String: Page] = [:]
@@ -49,6 +61,10 @@ public final class SharePages<Page: Sendable>: Sendable {
             gonePages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: true))
             unknownPages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: false))
             guard let origin = manifest.origin else { continue }
+            if let kept = previous?.origins[manifest.app], previous?.router.manifest(app: manifest.app)?.origin == origin {
+                origins[manifest.app] = kept
+                continue
+            }
             origins[manifest.app] = OriginClient(configuration: OriginConfiguration(
                 baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
         }

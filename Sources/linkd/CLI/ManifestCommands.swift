@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
 import LinkRouter
+import LinkdAdmin
+import LinkdServer
 
 /// `linkd manifest …`: tools for app manifests.
 struct ManifestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "manifest",
-        abstract: "Check app manifests.",
-        subcommands: [ManifestCheckCommand.self]
+        abstract: "Check app manifests, and what a change of one does.",
+        subcommands: [ManifestCheckCommand.self, ManifestDiffCommand.self]
     )
 }
 
@@ -38,6 +40,52 @@ struct ManifestCheckCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+}
+
+/// `linkd manifest diff OLD NEW [--links-from URL]`: what replacing OLD with NEW does — the routes live links could
+/// be stranded on, the states that lose a route, the example URLs whose resolution changes, the patterns the
+/// well-known files stop covering. Offline by default (every route of OLD counted as having a live link); with
+/// `--links-from`, the running daemon's dry run against its live links (`LINKD_ADMIN_KEY`, as `linkd admin`).
+struct ManifestDiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff", abstract: "What replacing a manifest with another does to links and URLs (changes nothing).")
+
+    @Argument(help: "The manifest in force (a file).") var old: String
+    @Argument(help: "The new manifest (a file).") var new: String
+    @Option(name: .customLong("links-from"), help: "A running daemon's URL: count its live links (needs an admin key in LINKD_ADMIN_KEY).")
+    var linksFrom: String?
+
+    func run() async throws {
+        let oldManifest: AppManifest, newManifest: AppManifest
+        do {
+            oldManifest = try ManifestLoader.load(path: old)
+            newManifest = try ManifestLoader.load(path: new)
+        } catch {
+            for problem in error.errors { printError(problem.description) }
+            throw ExitCode(1)
+        }
+        guard oldManifest.app == newManifest.app else {
+            printError("\(old) is app \(oldManifest.app), \(new) is app \(newManifest.app): compare two versions of one app")
+            throw ExitCode(64)
+        }
+        if let linksFrom {
+            try await AdminRun.reporting { () async throws(AdminFailure) in
+                let connection = try AdminConnection.resolve(
+                    url: linksFrom, key: nil, credentials: nil, timeoutSeconds: nil, environment: ProcessInfo.processInfo.environment)
+                let options: AdminAppsCommand.PublishOptions
+                do { options = try AdminAppsCommand.PublishOptions.parse([]) } catch { throw AdminFailure(.usage, "\(error)") }
+                let request = try options.request(file: new, dryRun: true)
+                let response = try await AdminClient(connection: connection, transport: CurlAdminTransport()).send(request)
+                print(AdminAppsCommand.report(response.json))
+            }
+            return
+        }
+        let impact = try JSONSerialization.jsonObject(with: ManifestImpact.offlineReport(old: oldManifest, new: newManifest))
+        print(AdminAppsCommand.report([
+            "app": newManifest.app, "dryRun": true, "offline": true, "impact": impact,
+            "refused": ((impact as? [String: Any])?["strandedLinks"] as? Int ?? 0) > 0,
+        ]))
     }
 }
 

@@ -84,7 +84,12 @@ enum ServerResolutions {
                              continuation: .init(route: "Library/FlowDetail", params: ["flowId": "x"], url: "https://links.handz.example/flows/x"),
                              returnTo: "Library/Home"),
             link: .init(id: "0123456789abcdef0123456789abcdef", status: "active", expiresAt: 1_800_000_000),
-            message: "This link is no longer available.", cta: "Tab/Library", problem: ResolutionProblem(.noMatch, "no route"))
+            message: "This link is no longer available.", cta: "Tab/Library", problem: ResolutionProblem(.noMatch, "no route"),
+            update: .init(requiredVersion: "1.3", platform: "ios", storeURL: "https://apps.apple.com/app/id1"),
+            fallback: .init(Resolution(
+                outcome: .route, app: "handz", route: "Library/Home", params: ["flowId": "x"], tab: "library", presentation: .push,
+                tabBarVisible: true, stack: ["Tab/Library"], returnTo: ["free": "Tab/Library"], afterActions: nil, intercept: nil,
+                link: nil, message: nil, cta: nil, problem: nil)))
         return Data(resolution.jsonBytes())
     }
 
@@ -130,9 +135,9 @@ enum ServerSpellings {
     static let outcomes: [String] = {
         func name(_ outcome: Resolution.Outcome) -> String {
             switch outcome {
-            case .route, .intercept, .notFound, .linkUnavailable: outcome.rawValue
+            case .route, .intercept, .notFound, .linkUnavailable, .updateRequired: outcome.rawValue
             }
         }
-        return [Resolution.Outcome.route, .intercept, .notFound, .linkUnavailable].map(name)
+        return [Resolution.Outcome.route, .intercept, .notFound, .linkUnavailable, .updateRequired].map(name)
     }()
 }

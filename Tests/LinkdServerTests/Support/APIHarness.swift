@@ -75,6 +75,15 @@ struct API {
         }
     }
 
+    /// `GET path` with `Host: host` (a page or well-known file of an app's host), over libcurl to the live port.
+    func get(_ path: String, host: String) async throws -> Reply {
+        guard let port = client.port else { throw HarnessError("the test server has no port") }
+        let reply = try await TestHTTP.send("GET", "http://127.0.0.1:\(port)\(path)", headers: ["Host": host])
+        var headers = HTTPFields()
+        for (name, value) in reply.headers { if let field = HTTPField.Name(name) { headers[field] = value } }
+        return Reply(status: reply.status, headers: headers, text: String(decoding: reply.body, as: UTF8.self))
+    }
+
     /// Makes a client key for `app` with the admin key.
     func clientKey(app: String) async throws -> String {
         let reply = try await call(.post, "/v1/admin/api-keys", key: adminKey, json: ["kind": "client", "app": app, "label": "test \(app)"])

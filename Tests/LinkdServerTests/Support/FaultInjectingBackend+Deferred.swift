@@ -1,7 +1,7 @@
 import Foundation
 import LinkStore
 
-// The claim and daily-counter tables (issue 19), forwarded like every other table until a fault is set.
+// The claim and daily-counter tables (deferred deep links, analytics), forwarded like every other table until a fault is set.
 extension FaultInjectingBackend {
     func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
         try check(); return try await base.insertClaim(claim, maxLive: maxLive, now: now)

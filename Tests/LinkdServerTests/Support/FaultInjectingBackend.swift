@@ -141,3 +141,20 @@ extension FaultInjectingBackend {
         return try await base.fetchInstances(seenSince: since)
     }
 }
+
+// The published manifests, forwarded the same way.
+extension FaultInjectingBackend {
+    func fetchCurrentManifests() async throws -> [ManifestVersion] { try check(); return try await base.fetchCurrentManifests() }
+    func fetchManifestVersions(app: String) async throws -> [ManifestVersion] {
+        try check()
+        return try await base.fetchManifestVersions(app: app)
+    }
+    func publishManifest(_ record: ManifestVersion, moves: [LinkMove], audit: AuditEntry?) async throws -> [String] {
+        try check()
+        return try await base.publishManifest(record, moves: moves, audit: audit)
+    }
+    func liveLinksByRoute(app: String, now: Date) async throws -> [RouteLiveLinks] {
+        try check()
+        return try await base.liveLinksByRoute(app: app, now: now)
+    }
+}
