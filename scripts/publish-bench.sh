@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Manifest publishes under load (docs/benchmarks.md, "Publishing under load"): wrk drives the share page and
-# GET /v1/resolve of a live Handz link while PUBLISHES publishes of the Handz manifest go through the admin API, one
-# after another (two texts in turn, each a screen more than the example). Printed, for each endpoint: wrk's req/s,
-# p50/p99 and non-2xx count without publishes, then during them; and the publishes' statuses and latencies.
+# Manifest publishes under load (docs/benchmarks.md, "Publishing under load"): wrk drives the share page (its preview
+# from an origin on loopback, cached, as scripts/serve-bench.sh has it) and GET /v1/resolve of a live Handz link while
+# PUBLISHES publishes of the Handz manifest go through the admin API, one after another (two texts in turn, each a
+# screen more than the example). Printed, for each endpoint: wrk's req/s, p50/p99 and non-2xx count without
+# publishes, then during them; and the publishes' statuses and latencies.
 # Usage: scripts/publish-bench.sh [SECONDS] [PUBLISHES]   (release build; wrk from Debian's packages)
 #   LOOPS: event-loop threads (default 1: wrk takes the other core of a 2-core machine).
+#   LINKD_BIN: another build to measure (the figures without publishes of an older build, for a before/after; its
+#   publishes fail when it has no publishing, which the summary shows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -12,11 +15,27 @@ publishes=${2:-100}
 loops=${LOOPS:-1}
 scripts/ensure-deps.sh build
 command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
-scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -5
-bin=.build/release/linkd
+bin=${LINKD_BIN:-.build/release/linkd}
+[ -n "${LINKD_BIN:-}" ] || scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -5
 work=$(mktemp -d)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+origin_pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+# A preview origin on loopback (one JSON answer for every item), and the Handz manifest pointed at it.
+python3 -c '
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        body = b"{\"title\": \"Morning flow\", \"creatorName\": \"Ana\", \"allowCreatorName\": true}"
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+s = http.server.HTTPServer(("127.0.0.1", 0), H); print(s.server_address[1], flush=True); s.serve_forever()
+' >"$work/origin.port" &
+origin_pid=$!
+for _ in $(seq 1 50); do [ -s "$work/origin.port" ] && break; sleep 0.1; done
+sed "s|^  baseURL: .*|  baseURL: http://127.0.0.1:$(cat "$work/origin.port")|" examples/handz.yaml >"$work/handz.yaml"
+export LINKD_MANIFESTS="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,$PWD/examples/story.yaml"
 
 printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "$loops" "$work/data" >"$work/linkd.yaml"
 "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &
@@ -31,13 +50,15 @@ client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label
 link=$(post /v1/links "$client" '{"params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
 token=$(field token <<<"$link"); url=$(field url <<<"$link")
 enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
+# The first visit fetches the preview; then the page is rendered from memory.
+for _ in $(seq 1 20); do curl -s -H 'Host: links.handz.example' "$base/s/$token" | grep -q "Morning flow" && break; sleep 1; done
 
 # Two manifest texts, published in turn: the example with one more Library screen, and with another.
 for n in 1 2; do
-  python3 - "$n" >"$work/publish-$n.json" <<'PY'
+  python3 - "$n" "$work/handz.yaml" >"$work/publish-$n.json" <<'PY'
 import json, sys
 n = sys.argv[1]
-text = open("examples/handz.yaml").read()
+text = open(sys.argv[2]).read()
 screen = f"  - {{ id: Library/Bench{n}, tab: library, presentation: push, states: [free, pro, trial], parent: Library/Home, patterns: [/bench-{n}] }}\n"
 anchor = "  - { id: ShareLink/Unavailable,"
 print(json.dumps({"manifest": text.replace(anchor, screen + anchor)}))
@@ -88,6 +109,6 @@ PY
 
 run "GET /s/{token}" "/s/$token" links.handz.example
 run "GET /v1/resolve?url=<share URL>&state=free" "/v1/resolve?url=$enc&state=free" 127.0.0.1
-curl -sf "$base/v1/admin/apps" -H "Authorization: Bearer $admin" | python3 -c '
+curl -sf "$base/v1/admin/apps" -H "Authorization: Bearer $admin" 2>/dev/null | python3 -c '
 import json, sys
-print("   handz is at version", next(a["version"] for a in json.load(sys.stdin)["apps"] if a["app"] == "handz"))'
+print("   handz is at version", next(a["version"] for a in json.load(sys.stdin)["apps"] if a["app"] == "handz"))' || true

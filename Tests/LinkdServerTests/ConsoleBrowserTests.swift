@@ -123,4 +123,41 @@ struct ConsoleBrowserTests {
         try browser.open(base + "/admin/keys")
         #expect(try browser.url().hasSuffix("/admin/sign-in"))
     }
+
+    @Test("the apps page: who published each version, and the impact of going back to one that strands a link")
+    func appsPage() async throws {
+        let daemon = try LinkdDaemon(dataDir: temporaryDataDir())
+        defer { daemon.stop() }
+        let adminKey = try #require(daemon.initialAdminKey)
+        let base = daemon.baseURL
+        // A live Handz share link, then version 2, which renames its screen and moves the link along.
+        let made = try await TestHTTP.send("POST", base + "/v1/admin/api-keys", bearer: adminKey,
+                                           json: ["kind": "client", "app": "handz", "label": "handz app"])
+        let client = try #require(made.json["key"] as? String)
+        let link = try await TestHTTP.send("POST", base + "/v1/links", bearer: client, json: ["params": ["flowId": UUID().uuidString.lowercased()]])
+        let linkID = try #require(link.json["id"] as? String)
+        let published = try await TestHTTP.send("PUT", base + "/v1/admin/apps/handz/manifest", bearer: adminKey, json: [
+            "manifest": try ManifestEdits.renamedHandz(), "moves": ["ShareLink/FlowView": "ShareLink/SharedFlow"],
+        ])
+        #expect(published.status == 200 && published.json["version"] as? Int == 2)
+
+        let browser = try ChromiumDriver(width: Self.desktop.width, height: Self.desktop.height)
+        defer { browser.close() }
+        try browser.open(base + "/admin")
+        try browser.fill("#key", adminKey)
+        try browser.clickAndWait("form[action='/admin/sign-in'] button")
+        try browser.clickAndWait("nav a[href='/admin/apps']")
+        let apps = try browser.text()
+        #expect(apps.contains("version 2 in force") && apps.contains("file examples/handz.yaml"), "\(apps)")
+        try Self.capture(browser, "apps")
+        try browser.clickAndWait("form[action='/admin/apps/handz/check'] button[type=submit]")
+        let impact = try browser.text()
+        #expect(impact.contains("Refused as it is: it would strand 1 live link(s)"), "\(impact)")
+        #expect(impact.contains("ShareLink/SharedFlow") && impact.contains(linkID))
+        #expect(impact.contains("linkd admin apps rollback handz 1"))
+        try Self.capture(browser, "apps-impact")
+        let apiView = try await TestHTTP.send("GET", base + "/v1/admin/apps", bearer: adminKey)
+        let handz = (apiView.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "handz" }
+        #expect(handz?["version"] as? Int == 2, "the check changed nothing")
+    }
 }

@@ -108,6 +108,10 @@ struct ManifestPublishTests {
             let key = try await api.clientKey(app: "handz")
             let link = try await api.createHandzLink(key: key)
             let url = try #require(link["url"] as? String), token = try #require(link["token"] as? String)
+            // Another share path strands every live link at once (their URLs stop resolving): no move can carry that.
+            let newPath = Self.handzYAML.replacingOccurrences(of: "  path: /s/:token", with: "  path: /share/:token")
+            let refused = try await Self.publish(api, yaml: newPath, moves: ["ShareLink/FlowView": "ShareLink/FlowView"])
+            #expect(refused.status == 409 && refused.text.contains("share_path_changed"), "\(refused.text)")
             let forced = try await Self.publish(api, yaml: Self.renamedHandz, force: true)
             #expect(forced.status == 200 && forced.json["moved"] as? Int == 0, "\(forced.text)")
             let resolution = try await api.resolve(url, state: "free")

@@ -65,7 +65,7 @@ extension SQLiteBackend {
                 let route: String = row["route"]
                 let sample = try String.fetchAll(db, sql: """
                     SELECT id FROM links WHERE app = ? AND route = ? AND status = 'active' AND expires > ? ORDER BY id LIMIT ?
-                    """, arguments: [app, route, cutoff, Self.sampleSize])
+                    """, arguments: [app, route, cutoff, RouteLiveLinks.sampleSize])
                 return RouteLiveLinks(route: route, count: row["n"], sample: sample)
             }
         }

@@ -61,7 +61,7 @@ public struct RouteLiveLinks: Sendable, Equatable {
     public var route: String
     /// How many live links open it.
     public var count: Int
-    /// Up to `ManifestTable.sampleSize` of their ids, in id order.
+    /// Up to `sampleSize` of their ids, in id order.
     public var sample: [String]
 
     /// Creates a count.
@@ -87,7 +87,7 @@ public protocol ManifestTable: Sendable {
     func liveLinksByRoute(app: String, now: Date) async throws -> [RouteLiveLinks]
 }
 
-extension ManifestTable {
+extension RouteLiveLinks {
     /// How many link ids a `RouteLiveLinks` carries.
-    public static var sampleSize: Int { 5 }
+    public static let sampleSize = 5
 }

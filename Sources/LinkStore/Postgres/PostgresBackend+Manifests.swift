@@ -83,7 +83,7 @@ extension PostgresBackend {
                 var sample: [String] = []
                 for try await id in try await client.query("""
                     SELECT id FROM links WHERE app = \(app) AND route = \(route) AND status = 'active' AND expires > \(now)
-                    ORDER BY id LIMIT \(Int64(Self.sampleSize))
+                    ORDER BY id LIMIT \(Int64(RouteLiveLinks.sampleSize))
                     """).decode(String.self) { sample.append(id) }
                 result.append(RouteLiveLinks(route: route, count: Int(count), sample: sample))
             }

@@ -11,7 +11,8 @@ package struct ManifestImpact: Encodable, Sendable {
     struct Stranded: Encodable, Sendable {
         /// The route the links have.
         let route: String
-        /// `route_removed` or `params_changed`.
+        /// `route_removed`, `params_changed`; for every live link at once (`route` `*`): `share_removed`,
+        /// `share_path_changed`, `share_host_removed`.
         let reason: String
         /// What changed, in words.
         let detail: String
@@ -127,6 +128,12 @@ package struct ManifestImpact: Encodable, Sendable {
             let gone = (oldRoute?.states ?? []).filter { !newRoute.states.contains($0) }
             if !gone.isEmpty { lost.append(LostStates(route: group.route, states: gone, count: group.count, sample: group.sample)) }
         }
+        if let problem = shareProblem(old: old, new: new), !live.isEmpty {
+            // Every live link's URL stops resolving, whatever its route: no move carries that.
+            stranded.append(Stranded(
+                route: "*", reason: problem.reason, detail: problem.detail, count: live.reduce(0) { $0 + $1.count },
+                sample: Array(live.flatMap(\.sample).prefix(RouteLiveLinks.sampleSize))))
+        }
         for move in moves where !live.contains(where: { $0.route == move.from }) {
             guard new?.routes[move.to] != nil else {
                 throw .badMoves("moves: \(move.from) → \(move.to): the new manifest has no route \(move.to)")
@@ -150,6 +157,24 @@ package struct ManifestImpact: Encodable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(impact)
+    }
+
+    /// Why the share URLs `old` made stop resolving under `new`: no `share` section any more, another share path, or
+    /// a share host gone; nil when they go on resolving (or `new` is nil: the retirement says so itself).
+    static func shareProblem(old: AppManifest?, new: AppManifest?) -> (reason: String, detail: String)? {
+        guard let old, let new, let before = old.share else { return nil }
+        guard let after = new.share else {
+            return ("share_removed", "the new manifest has no share section: no share URL of \(new.app) resolves")
+        }
+        if before.path != after.path {
+            return ("share_path_changed", "share URLs change from \(before.path) to \(after.path): the ones out there stop resolving")
+        }
+        let hostsBefore = before.hosts.isEmpty ? old.hosts : before.hosts
+        let hostsAfter = after.hosts.isEmpty ? new.hosts : after.hosts
+        if let gone = hostsBefore.first(where: { !hostsAfter.contains($0) || !new.hosts.contains($0) }) {
+            return ("share_host_removed", "share URLs on \(gone) stop resolving")
+        }
+        return nil
     }
 
     /// Why links of `old` (params renamed by `renames`) cannot open `new`: a param `new` needs that `old` does not
