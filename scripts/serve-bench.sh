@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
-loadcompare=${LOADCOMPARE:-../shared/tools/loadcompare}
+loadcompare=${LOADCOMPARE:-}
+[ -x "$loadcompare" ] || { echo "serve-bench: set LOADCOMPARE to a comparison script (URL SECONDS CONNECTIONS: wrk against the URL, then against nginx serving the same bytes; docs/benchmarks.md)" >&2; exit 64; }
 scripts/ensure-deps.sh build
 scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
 bin=.build/release/linkd

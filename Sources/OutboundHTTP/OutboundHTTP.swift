@@ -162,6 +162,10 @@ public enum OutboundHTTP {
                             _ = CCurlShims_easy_setopt_opensocket_callback(handle, openSocket)
                             _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_OPENSOCKETDATA, addressGuard.toOpaque())
                         }
+                        if !request.usesEnvironmentProxy {
+                            // An empty proxy turns off the one the environment names (curl copies the string).
+                            _ = "".withCString { CCurlShims_easy_setopt_ptr(handle, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) }
+                        }
                         if resolveList != nil {
                             _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_RESOLVE, resolveList.map { UnsafeMutableRawPointer($0) })
                         }

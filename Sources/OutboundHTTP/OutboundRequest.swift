@@ -52,14 +52,20 @@ public struct OutboundRequest: Sendable {
     /// request fails with `OutboundFailure.Kind.addressRefused` unless another address of the name is allowed.
     /// nil: every address. The check against the address actually connected to, which no resolution trick bypasses.
     public var allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)?
+    /// Whether curl may go through the proxy the environment names (`http_proxy`, `https_proxy`, `ALL_PROXY`).
+    /// False by default: the daemon's own requests (webhook deliveries, origin previews) connect straight to the
+    /// address they checked — through a proxy, the address check would see the proxy and the proxy would resolve
+    /// the target. `linkd admin`, an operator's client, keeps the environment's proxy.
+    public var usesEnvironmentProxy: Bool
 
     /// A request; `allowedSchemes` is `http,https`, nothing is pinned and every address allowed unless given.
     public init(
         method: String = "GET", url: String, headers: [OutboundHeader] = [], body: [UInt8] = [],
         limits: OutboundLimits, allowedSchemes: String = "http,https", pinnedAddresses: [String] = [],
-        allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil
+        allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil, usesEnvironmentProxy: Bool = false
     ) {
         self.allowsAddress = allowsAddress
+        self.usesEnvironmentProxy = usesEnvironmentProxy
         self.method = method
         self.url = url
         self.headers = headers

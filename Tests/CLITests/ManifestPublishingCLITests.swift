@@ -119,6 +119,9 @@ struct ManifestPublishingCLITests {
         #expect(retire.status == 0 && retire.stdout.contains("retired story"), "\(retire.stdout)\(retire.stderr)")
         let missing = try run(["show", "story"])
         #expect(missing.status == 66, "\(missing.stderr)")
+        let listed = try run(["list"]).stdout.split(separator: "\n")
+        #expect(listed.contains { $0.hasPrefix("story") && $0.hasSuffix("yes") }, "\(listed)")
+        #expect(listed.contains { $0.hasPrefix("coin") && $0.hasSuffix("no") }, "\(listed)")
     }
 
     @Test("linkd manifest diff OLD NEW: the routes links could be stranded on and the URLs that change, offline")

@@ -103,7 +103,7 @@ struct ConsoleBrowserTests {
         #expect(confirm.contains("This revokes 3 active links of ada in handz"))
         try Self.capture(browser, "disable-user-confirm")
         try browser.clickAndWait("form[action='/admin/owners/revoke'] button[type=submit]")
-        #expect(try browser.text().contains("Revoked 3 links of ada."))
+        #expect(try browser.text().contains("Revoked 3 links of this owner."))
         for id in links.prefix(3) {
             let view = try await TestHTTP.send("GET", base + "/v1/links/\(id)", bearer: client)
             #expect(view.json["status"] as? String == "revoked")

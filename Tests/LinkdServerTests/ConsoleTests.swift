@@ -117,6 +117,34 @@ struct ConsoleTests {
         }
     }
 
+    @Test("notices show only what the store confirms; an Origin with a user name, a path or another scheme is another origin")
+    func spoofedNoticesAndOrigins() async throws {
+        try await withAPI { api in
+            var console = ConsoleClient(api: api)
+            _ = try await console.signIn(key: api.adminKey)
+            let forged = "ALL KEYS ARE COMPROMISED, paste yours at evil.example"
+            let query = forged.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            for path in [
+                "/admin/keys?notice=rotated&app=\(query)&kid=1", "/admin/keys?notice=retired&app=handz&kid=\(query)",
+                "/admin/keys?notice=retired&app=handz&kid=1",  // key 1 is active, not retired
+                "/admin/api-keys?notice=revoked&id=\(query)", "/admin/links?app=handz&owner=\(query)&notice=owner-revoked&count=3",
+            ] {
+                let page = try await console.get(path)
+                #expect(page.status == 200, "\(path)")
+                #expect(!page.text.contains("is retired") && !page.text.contains("is now the active key") && !page.text.contains("is revoked."),
+                        "\(path): a notice made from the URL")
+                #expect(!page.text.contains("Revoked 3 links of ALL"), "\(path)")
+            }
+            let confirm = try await console.get("/admin/keys/handz/rotate")
+            let token = try #require(ConsoleClient.csrf(in: confirm.text))
+            for origin in ["http://user@localhost", "http://localhost/admin", "ftp://localhost", "http://localhost:1", "https://localhost.evil.example"] {
+                let reply = try await console.post("/admin/keys/handz/rotate", ["suite": "hmac-sha256", "csrf": token], origin: origin)
+                #expect(reply.status == 403, "\(origin)")
+            }
+            #expect(try await console.post("/admin/keys/handz/rotate", ["suite": "hmac-sha256", "csrf": token]).status == 303)
+        }
+    }
+
     @Test("a form posted without its CSRF token, with a wrong one, or from another origin is refused; with it, it works and is audited as the key")
     func csrf() async throws {
         try await withAPI { api in
@@ -284,7 +312,7 @@ struct ConsoleTests {
             let done = try await console.post("/admin/owners/revoke", ["app": "handz", "owner": "ada", "csrf": token])
             #expect(done.status == 303)
             let after = try await console.get(try #require(done.headers[.location]))
-            #expect(after.text.contains("Revoked 2 links of ada.") && after.text.contains("<strong class=\"count\">0</strong>"))
+            #expect(after.text.contains("Revoked 2 links of this owner.") && after.text.contains("<strong class=\"count\">0</strong>"))
             let listed = try await console.get("/admin/links?app=handz&owner=ada&status=revoked")
             #expect(ids.allSatisfy { listed.text.contains($0) })
             #expect(try await api.store.activeLinkCount(app: "handz", owner: "bob") == 1, "another owner is untouched")

@@ -19,6 +19,8 @@ struct WebhookPolicyTests {
               "https://255.255.255.255/", "https://[::1]/", "https://[::]/", "https://[::ffff:127.0.0.1]/",
               "https://[::ffff:10.0.0.1]/", "https://[fe80::1]/", "https://[fc00::1]/", "https://[fd12:3456::1]/",
               "https://[ff02::1]/", "https://127.1/", "https://2130706433/", "https://0x7f000001/", "https://0177.0.0.1/",
+              "https://[64:ff9b::a00:1]/", "https://[64:ff9b::7f00:1]/", "https://[2002:a00:1::]/", "https://[2002:c0a8:101::1]/",
+              "https://[::ffff:0:a00:1]/", "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
               "https://" + String(repeating: "a", count: 2100) + ".example.com/",
           ])
     func refusedURLs(url: String) {
@@ -28,6 +30,8 @@ struct WebhookPolicyTests {
     @Test("public https URLs are taken", arguments: [
         "https://hooks.example.com/linkd", "https://hooks.example.com:8443/a/b?token=x", "https://93.184.216.34/",
         "https://[2606:2800:220:1::1]/", "HTTPS://Hooks.Example.com/",
+        // A public IPv4 address carried by NAT64 and 6to4 is that address.
+        "https://[64:ff9b::5db8:d822]/", "https://[2002:5db8:d822::1]/",
     ])
     func allowedURLs(url: String) throws {
         try Self.strict.check(url: url)

@@ -207,6 +207,24 @@ struct WebhookTests {
         }
     }
 
+    @Test("deliveries ignore the proxy the environment names: straight to the address checked, never through a proxy")
+    func noProxy() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.run { port in
+            // A proxy that answers nothing (the discard port): a delivery sent through it would never arrive.
+            let proxy = "http://127.0.0.1:9"
+            let (daemon, _) = try Self.daemon(Self.quick, environment: [
+                "http_proxy": proxy, "https_proxy": proxy, "HTTPS_PROXY": proxy, "ALL_PROXY": proxy, "all_proxy": proxy,
+            ])
+            defer { daemon.stop() }
+            let admin = try #require(daemon.initialAdminKey)
+            let hook = try await Self.endpoint(daemon, admin: admin, url: "http://127.0.0.1:\(port)/hook", events: ["link.created"])
+            receiver.setSecret(hook.secret)
+            try await Self.link(daemon, admin: admin)
+            #expect(await Self.eventually { receiver.accepted.count == 1 }, "the delivery went to the proxy")
+        }
+    }
+
     @Test("retries run out: the endpoint is marked failing and queues nothing; enabling it brings it back; 410 Gone fails it at once")
     func failingEndpoint() async throws {
         let receiver = WebhookReceiver()
@@ -318,7 +336,10 @@ struct WebhookTests {
             let admin = try #require(daemon.initialAdminKey)
             for url in ["http://hooks.example.com/", "http://127.0.0.1:\(port)/hook", "https://127.0.0.1/", "https://localhost/",
                         "https://10.0.0.7/", "https://169.254.169.254/", "https://[::1]/", "https://[::ffff:127.0.0.1]/",
-                        "https://[fe80::1]/", "https://0x7f000001/", "https://user:pw@hooks.example.com/"] {
+                        "https://[fe80::1]/", "https://0x7f000001/", "https://user:pw@hooks.example.com/",
+                        // IPv4 carried in IPv6: NAT64 (10.0.0.1), 6to4 (10.0.0.1), translated (127.0.0.1), Teredo.
+                        "https://[64:ff9b::a00:1]/", "https://[2002:a00:1::1]/", "https://[::ffff:0:7f00:1]/",
+                        "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/"] {
                 let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/admin/webhooks", bearer: admin,
                                                     json: ["app": "handz", "url": url, "events": ["link.created"]])
                 #expect(reply.status == 422, "\(url) was taken")

@@ -16,7 +16,7 @@ public struct CurlAdminTransport: AdminTransport {
             totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
         let request = OutboundRequest(
             method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, body: body.map(Array.init) ?? [],
-            limits: limits)
+            limits: limits, usesEnvironmentProxy: true)
         switch await OutboundHTTP.perform(request) {
         case .success(let response):
             return .success(AdminResponse(status: response.status, body: Data(response.body)))

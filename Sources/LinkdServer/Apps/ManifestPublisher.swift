@@ -156,8 +156,10 @@ final class ManifestPublisher: Sendable {
                 + (impact.strands ? ", stranded \(impact.strandedLinks) link(s) (force)" : ""),
             app: request.app)
         let moved = try await storePublish(record, moves: request.moves, audit: entry)
-        try await ServerBootstrap.withMissingSigningKeys(for: [request.app], store: store, keys: keys, logger: logger)
+        // In force at once (the store has it): a new app's keys follow; if the store fails them, its links cannot be
+        // made until the next publish or start makes them, and the caller is told.
         apps.install(candidate)
+        try await ServerBootstrap.withMissingSigningKeys(for: [request.app], store: store, keys: keys, logger: logger)
         logger.logAdminAction(request.action.rawValue, actor: request.actor, [
             "app": "\(request.app)", "version": "\(record.version)", "hash": "\(hash)", "moved": "\(moved.count)",
             "stranded": "\(impact.strands ? impact.strandedLinks : 0)",

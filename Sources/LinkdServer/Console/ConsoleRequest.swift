@@ -53,18 +53,13 @@ enum ConsoleRequest {
     static func isSameOrigin(_ request: Request) -> Bool {
         guard let host = request.head.authority else { return false }
         if let origin = request.headers[.origin] {
-            guard let url = URL(string: origin), let originHost = url.host, ["http", "https"].contains(url.scheme ?? "") else {
-                return false
-            }
-            let authority = url.port.map { "\(bracketed(originHost)):\($0)" } ?? bracketed(originHost)
-            return authority.lowercased() == host.lowercased()
+            // Exactly `scheme://host[:port]` of this request's host — no user name, no path — over https, or over
+            // plain http on a loopback host (the operator's own machine; everywhere else the console is behind TLS).
+            let schemes = isLoopbackHost(request) ? ["https://", "http://"] : ["https://"]
+            return schemes.contains { origin.lowercased() == $0 + host.lowercased() }
         }
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] { return site == "same-origin" }
         return true
-    }
-
-    private static func bracketed(_ host: String) -> String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
     /// Whether the request names a loopback host (`localhost`, `127.x.x.x`, `[::1]`): then the session cookie goes

@@ -235,11 +235,15 @@ struct ConsoleRoutes: Sendable {
     /// `GET /admin/keys`: every app's signing keys with their life cycle.
     private func keysPage(_ session: ConsoleSessions.Session, _ request: Request) throws -> Response {
         let query = request.uri.queryParameters
+        // A notice names only what the store confirms (a loaded app and a key of it in the state the notice says):
+        // the URL carries ids, never the text shown.
         var notice: String?
-        if let app = query.get("app"), let kid = query.get("kid") {
+        if let app = query.get("app"), let kid = query.get("kid").flatMap(UInt32.init), admin.appIDs.contains(app),
+           let key = try admin.signingKeys(app: app).first(where: { $0.kid == kid }) {
             switch query.get("notice") {
-            case "rotated": notice = "Key \(kid) is now the active key of \(app). The previous key verifies only."
-            case "retired": notice = "Key \(kid) of \(app) is retired: its links no longer open."
+            case "rotated" where key.state == .active:
+                notice = "Key \(kid) is now the active key of \(app). The previous key verifies only."
+            case "retired" where key.state == .retired: notice = "Key \(kid) of \(app) is retired: its links no longer open."
             default: break
             }
         }
@@ -345,8 +349,9 @@ struct ConsoleRoutes: Sendable {
             "owner": owner ?? "",
             "statuses": ["active", "revoked", "deleted", "expired"].map { ["id": $0, "selected": $0 == status] },
         ]
-        if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), let owner {
-            values["notice"] = "Revoked \(count) link\(count == 1 ? "" : "s") of \(owner)."
+        // The owner is in the filter above; the notice repeats no text from the URL but the count.
+        if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), count >= 0, owner != nil {
+            values["notice"] = "Revoked \(count) link\(count == 1 ? "" : "s") of this owner."
         }
         if app != nil || owner != nil || status != nil {
             let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
@@ -433,7 +438,9 @@ struct ConsoleRoutes: Sendable {
             "apps": admin.appIDs.map { ["id": $0] },
         ]
         let query = request.uri.queryParameters
-        if query.get("notice") == "revoked", let id = query.get("id") { values["notice"] = "API key \(id) is revoked." }
+        if query.get("notice") == "revoked", let id = query.get("id"), keys.contains(where: { $0.id == id && $0.revoked != nil }) {
+            values["notice"] = "API key \(id) is revoked."
+        }
         return render("api-keys", session, nav: "api-keys", title: "API keys", values)
     }
 

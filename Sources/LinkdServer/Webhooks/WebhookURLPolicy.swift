@@ -2,7 +2,9 @@ import Foundation
 import LinkStore
 
 /// Where webhooks may go (SSRF): `https` URLs only, never to a loopback, private, link-local, multicast, reserved or
-/// unspecified address — IPv4, IPv6, and IPv4 written inside IPv6 (`::ffff:10.0.0.1`). With `allowLoopback`
+/// unspecified address — IPv4, IPv6, and IPv4 carried inside IPv6: mapped (`::ffff:10.0.0.1`), translated
+/// (`::ffff:0:10.0.0.1`), NAT64 (`64:ff9b::a00:1`) and 6to4 (`2002:a00:1::`) are judged as the IPv4 address they
+/// carry, and Teredo (`2001::/32`, whose client address is hidden) is refused whole. With `allowLoopback`
 /// (`allowLoopbackWebhooks`, development and tests) plain `http` is allowed to loopback, and loopback addresses are
 /// allowed; every other rule stands.
 ///
@@ -27,11 +29,33 @@ struct WebhookURLPolicy: Sendable {
     /// Loopback networks: refused unless `allowLoopback`.
     static let loopback: [IPNetwork] = ["127.0.0.0/8", "::1/128"].compactMap(IPNetwork.init)
 
+    /// Teredo: an IPv4 client behind a relay, its address obscured in the low bits; no webhook goes there.
+    static let teredo = IPNetwork("2001::/32")!
+
     /// Whether a delivery may connect to `address`.
     func allows(_ address: IPAddress) -> Bool {
+        if let carried = Self.carriedIPv4(address) { return allows(carried) }
+        if Self.teredo.contains(address) { return false }
         if Self.loopback.contains(where: { $0.contains(address) }) { return allowLoopback }
         // `::1` is in `::/96` too: loopback is decided above.
         return !Self.forbidden.contains { $0.contains(address) }
+    }
+
+    /// The IPv4 address an IPv6 address carries to a network that delivers it to that IPv4 host: NAT64's well-known
+    /// prefix `64:ff9b::/96`, 6to4's `2002::/16` (the address in bits 16–47), IPv4-translated `::ffff:0:0:0/96`;
+    /// nil for any other (IPv4-mapped addresses are IPv4 already).
+    static func carriedIPv4(_ address: IPAddress) -> IPAddress? {
+        let v4: UInt64
+        if address.high == 0x0064_FF9B_0000_0000, address.low >> 32 == 0 {
+            v4 = address.low & 0xFFFF_FFFF
+        } else if address.high >> 48 == 0x2002 {
+            v4 = address.high >> 16 & 0xFFFF_FFFF
+        } else if address.high == 0, address.low >> 32 == 0xFFFF_0000 {
+            v4 = address.low & 0xFFFF_FFFF
+        } else {
+            return nil
+        }
+        return IPAddress(bytes: [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + (0..<4).map { UInt8(v4 >> (24 - 8 * UInt64($0)) & 0xFF) })
     }
 
     /// Checks an endpoint URL an admin gives; the error says what is wrong.

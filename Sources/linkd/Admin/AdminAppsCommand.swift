@@ -119,7 +119,10 @@ struct AdminAppsCommand: AsyncParsableCommand {
 
         func request() -> AdminRequest { AdminRequest("GET", ["v1", "admin", "apps"]) }
         func render(_ answer: [String: Any]) -> String {
-            TextTable(JSONText.items("apps", of: answer), columns: [
+            let apps = JSONText.items("apps", of: answer).map { app in
+                app.merging(["retired": app["retired"] as? Bool == true ? "yes" : "no"]) { $1 }
+            }
+            return TextTable(apps, columns: [
                 "APP": "app", "VERSION": "version", "HASH": "hash", "PUBLISHED": "publishedAt", "BY": "publishedBy", "RETIRED": "retired",
             ]).render()
         }
