@@ -17,7 +17,9 @@ final class ManifestPublisher: Sendable {
     let apps: AppsInForce
     let keys: KeyAdministration
     let logger: Logger
-    /// One publish at a time on this instance (the store's version check orders instances).
+    /// One publish at a time on this instance; across instances, publishes also hold the store's key lock (a new
+    /// app's keys are made under it), so two instances never check their changes against each other's half-seen
+    /// state — two apps claiming one host at the same moment, say.
     private let lock = AsyncLock()
 
     /// - Parameters: see the properties.
@@ -77,7 +79,9 @@ final class ManifestPublisher: Sendable {
 
     /// Publishes `request.source` as the next version of `request.app` (see the type's documentation).
     func publish(_ request: Request) async throws -> Outcome {
-        try await lock.run { try await self.publishHoldingLock(request) }
+        try await Self.storeUnavailableOnFailure {
+            try await lock.run { try await self.store.withKeyLock { try await self.publishHoldingLock(request) } }
+        }
     }
 
     private func publishHoldingLock(_ request: Request) async throws -> Outcome {
@@ -101,7 +105,7 @@ final class ManifestPublisher: Sendable {
         }
         var snapshot = apps.snapshot
         if snapshot.versions[request.app]?.version != inForce.flatMap({ $0.retired ? nil : $0.version }) {
-            try await reloadFromStore()  // this instance is behind the store: start from what is in force
+            try await reloadFromStore(holdingKeyLock: true)  // behind the store: start from what is in force
             snapshot = apps.snapshot
         }
         var manifests = snapshot.manifests
@@ -159,7 +163,7 @@ final class ManifestPublisher: Sendable {
         // In force at once (the store has it): a new app's keys follow; if the store fails them, its links cannot be
         // made until the next publish or start makes them, and the caller is told.
         apps.install(candidate)
-        try await ServerBootstrap.withMissingSigningKeys(for: [request.app], store: store, keys: keys, logger: logger)
+        try await ServerBootstrap.generateMissingSigningKeys(for: [request.app], keys: keys, logger: logger)
         logger.logAdminAction(request.action.rawValue, actor: request.actor, [
             "app": "\(request.app)", "version": "\(record.version)", "hash": "\(hash)", "moved": "\(moved.count)",
             "stranded": "\(impact.strands ? impact.strandedLinks : 0)",
@@ -184,7 +188,7 @@ final class ManifestPublisher: Sendable {
 
     /// Retires `app`: refused while it has live links. Its versions stay in the store (a publish brings it back).
     func retire(app: String, expectedVersion: Int?, actor: String) async throws -> ManifestVersion {
-        try await lock.run {
+        try await Self.storeUnavailableOnFailure { try await lock.run { try await self.store.withKeyLock {
             let current = try await LinkService.storing { try await self.store.currentManifests() }
             guard let inForce = current.first(where: { $0.app == app }), !inForce.retired else {
                 throw ManifestPublishError(code: .notFound, message: "no app \(app.prefix(64)) is published")
@@ -220,6 +224,16 @@ final class ManifestPublisher: Sendable {
             self.apps.install(candidate)
             self.logger.logAdminAction(AuditAction.appRetire.rawValue, actor: actor, ["app": "\(app)", "version": "\(record.version)"])
             return record
+        } } }
+    }
+
+    /// `body`, with the store's own failures (its key lock not taken: the database away) answered as the link
+    /// service's `store_unavailable`, a 503.
+    private static func storeUnavailableOnFailure<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch is LinkStoreError {
+            throw LinkError(.storeUnavailable, "the store failed; retry later")
         }
     }
 
@@ -280,7 +294,8 @@ final class ManifestPublisher: Sendable {
 
     /// Installs the versions in force in the store (another instance published, rolled back or retired an app).
     /// A stored version that no longer loads leaves the snapshot in force as it is, and is logged.
-    func reloadFromStore() async throws {
+    /// - Parameter holdingKeyLock: whether the caller holds the store's key lock (a publish does).
+    func reloadFromStore(holdingKeyLock: Bool = false) async throws {
         let current = try await store.currentManifests()
         let snapshot = apps.snapshot
         let inForce = current.filter { !$0.retired }
@@ -288,7 +303,11 @@ final class ManifestPublisher: Sendable {
             != snapshot.versions.mapValues(\.version) else { return }
         do {
             let next = try Self.snapshot(of: inForce, order: snapshot.manifests.map(\.app), factory: apps.factory, previous: snapshot)
-            try await ServerBootstrap.withMissingSigningKeys(for: next.router.appIDs, store: store, keys: keys, logger: logger)
+            if holdingKeyLock {
+                try await ServerBootstrap.generateMissingSigningKeys(for: next.router.appIDs, keys: keys, logger: logger)
+            } else {
+                try await ServerBootstrap.withMissingSigningKeys(for: next.router.appIDs, store: store, keys: keys, logger: logger)
+            }
             apps.install(next)
             logger.notice("manifests in force changed", metadata: [
                 "versions": "\(inForce.map { "\($0.app) v\($0.version)" }.joined(separator: ", "))",
