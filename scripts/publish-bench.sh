@@ -23,19 +23,9 @@ origin_pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
 # A preview origin on loopback (one JSON answer for every item), and the Handz manifest pointed at it.
-python3 -c '
-import http.server
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self):
-        body = b"{\"title\": \"Morning flow\", \"creatorName\": \"Ana\", \"allowCreatorName\": true}"
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
-s = http.server.HTTPServer(("127.0.0.1", 0), H); print(s.server_address[1], flush=True); s.serve_forever()
-' >"$work/origin.port" &
-origin_pid=$!
-for _ in $(seq 1 50); do [ -s "$work/origin.port" ] && break; sleep 0.1; done
-sed "s|^  baseURL: .*|  baseURL: http://127.0.0.1:$(cat "$work/origin.port")|" examples/handz.yaml >"$work/handz.yaml"
-export LINKD_MANIFESTS="$work/handz.yaml,$PWD/examples/coin.yaml,$PWD/examples/ordentus.yaml,$PWD/examples/story.yaml"
+. scripts/preview-origin.sh
+start_preview_origin "$work"
+export LINKD_MANIFESTS=$preview_manifests
 
 printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: %s\ndataDir: %s\n' "$loops" "$work/data" >"$work/linkd.yaml"
 "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>"$work/err" &

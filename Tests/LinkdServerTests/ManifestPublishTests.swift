@@ -158,6 +158,10 @@ struct ManifestPublishTests {
             #expect(resolution["route"] as? String == "Library/Inbox")
             let unchanged = try await Self.publish(api, yaml: Self.handzYAML)
             #expect(unchanged.status == 200 && unchanged.json["unchanged"] as? Bool == true && unchanged.json["version"] as? Int == 1)
+            for mediaType in ["text/yaml", "application/x-yaml"] {
+                let other = try await api.call(.put, "/v1/admin/apps/handz/manifest", key: api.adminKey, raw: Self.handzYAML, contentType: mediaType)
+                #expect(other.status == 200 && other.json["unchanged"] as? Bool == true, "\(mediaType): \(other.text)")
+            }
         }
     }
 

@@ -24,27 +24,6 @@ struct OpenAPIValidityTests {
         return nil
     }
 
-    /// Runs `executable arguments` to its end: its exit status, and what it printed (standard output, then error).
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        // Read both pipes concurrently so a long report on one cannot block the child on the other.
-        nonisolated(unsafe) var errorBytes = Data()
-        let errorReader = Thread { errorBytes = stderr.fileHandleForReading.readDataToEndOfFile() }
-        errorReader.start()
-        let outputBytes = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
-        return (process.terminationStatus, String(decoding: outputBytes + errorBytes, as: UTF8.self))
-    }
-
     @Test("openapi-spec-validator accepts docs/openapi.yaml")
     func documentIsValid() throws {
         let document = LinkdProcess.repositoryRoot.appendingPathComponent("docs/openapi.yaml").path
@@ -52,7 +31,8 @@ struct OpenAPIValidityTests {
             Issue.record("\(Self.install)")
             return
         }
-        let result = try Self.run(command.executable, command.arguments + [document])
+        let run = try ExternalTool.runToEnd(command.executable, command.arguments + [document])
+        let result = (status: run.status, output: String(decoding: run.stdout + run.stderr, as: UTF8.self))
         // A pyenv shim whose Python lacks the package exits 127; `python3 -m` without it names the missing module.
         let missing = result.status == 127 || result.output.contains("No module named")
         #expect(!missing, "\(Self.install)\n\(result.output.prefix(4_000))")

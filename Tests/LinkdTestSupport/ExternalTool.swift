@@ -24,6 +24,19 @@ public enum ExternalTool {
     /// Runs a program, feeding `input` on stdin; returns stdout, throws on a non-zero exit with stderr.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
+        let result = try runToEnd(executable, arguments, input: input)
+        guard result.status == 0 else {
+            throw Failure(
+                description: "\(executable) \(arguments.joined(separator: " ")) exited "
+                    + "\(result.status): \(String(decoding: result.stderr, as: UTF8.self))")
+        }
+        return Array(result.stdout)
+    }
+
+    /// Runs a program to its end, feeding `input` on stdin: its exit status, standard output and standard error.
+    public static func runToEnd(
+        _ executable: String, _ arguments: [String], input: [UInt8] = []
+    ) throws -> (status: Int32, stdout: Data, stderr: Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -43,12 +56,7 @@ public enum ExternalTool {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description: "\(executable) \(arguments.joined(separator: " ")) exited "
-                    + "\(process.terminationStatus): \(String(decoding: errorBytes, as: UTF8.self))")
-        }
-        return Array(output)
+        return (process.terminationStatus, output, errorBytes)
     }
 
     /// A fresh temporary directory for one test.

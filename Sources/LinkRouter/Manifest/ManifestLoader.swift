@@ -6,17 +6,35 @@ public enum ManifestLoader {
     /// Manifests over this size are refused (1 MiB).
     public static let maxBytes = 1 << 20
 
+    /// A manifest file as read: its text (each file read once, so the text is exactly what was validated) and the
+    /// manifest it holds.
+    public struct LoadedFile: Sendable {
+        /// The path as given.
+        public let path: String
+        /// The file's text.
+        public let source: String
+        /// The manifest.
+        public let manifest: AppManifest
+    }
+
     /// Loads every file; fails with every problem found, also across files (an app id, host or scheme claimed twice).
     public static func load(paths: [String]) throws(ManifestErrors) -> [AppManifest] {
-        var manifests: [AppManifest] = []
+        try loadFiles(paths: paths).map(\.manifest)
+    }
+
+    /// `load(paths:)` with each file's text.
+    public static func loadFiles(paths: [String]) throws(ManifestErrors) -> [LoadedFile] {
+        var files: [LoadedFile] = []
         var errors: [ManifestError] = []
         for path in paths {
             do {
-                manifests.append(try load(path: path))
+                let text = try source(path: path)
+                files.append(LoadedFile(path: path, source: text, manifest: try parse(yaml: text, file: path)))
             } catch {
                 errors += error.errors
             }
         }
+        let manifests = files.map(\.manifest)
         var owners: [String: String] = [:]
         for manifest in manifests {
             let mark = SourceMark(file: manifest.sourceFile, line: 1, column: 1)
@@ -31,11 +49,16 @@ public enum ManifestLoader {
             }
         }
         guard errors.isEmpty else { throw ManifestErrors(errors) }
-        return manifests
+        return files
     }
 
     /// Loads one file.
     public static func load(path: String) throws(ManifestErrors) -> AppManifest {
+        try parse(yaml: try source(path: path), file: path)
+    }
+
+    /// The text of one manifest file: at most `maxBytes`, UTF-8.
+    public static func source(path: String) throws(ManifestErrors) -> String {
         let mark = SourceMark(file: path, line: 1, column: 1)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size <= maxBytes else {
@@ -52,7 +75,7 @@ public enum ManifestLoader {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ManifestErrors([ManifestError(.syntax, at: mark, "manifest is not UTF-8", hint: "save it as UTF-8")])
         }
-        return try parse(yaml: text, file: path)
+        return text
     }
 
     /// Parses and validates manifest text; `file` is used in messages.

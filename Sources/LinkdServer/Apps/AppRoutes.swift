@@ -109,13 +109,13 @@ struct AppRoutes: Sendable {
             publish.moves = try Self.moves(body.moves)
             publish.force = body.force ?? false
         } else {
-            let isYAML = ["application/yaml", "application/x-yaml", "text/yaml"].contains {
+            let yaml = ["application/yaml", "application/x-yaml", "text/yaml"].first {
                 JSONBody.hasMediaType(request.headers[.contentType], $0)
             }
-            guard isYAML else {
+            guard let yaml else {
                 throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the manifest as application/yaml, or as JSON {manifest, moves, force}")
             }
-            let buffer = try await JSONBody.collect(request, maxBytes: ManifestLoader.maxBytes, contentType: "application/yaml")
+            let buffer = try await JSONBody.collect(request, maxBytes: ManifestLoader.maxBytes, contentType: yaml)
             publish.source = String(decoding: buffer.readableBytesView, as: UTF8.self)
         }
         guard publish.source.utf8.count <= ManifestLoader.maxBytes else {

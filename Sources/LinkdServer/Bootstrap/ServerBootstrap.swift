@@ -128,14 +128,8 @@ struct ServerBootstrap: Sendable {
             throw ConfigurationError(message: "\(error)")
         }
         do {
-            let loaded = try ManifestLoader.load(paths: paths)
-            return try zip(paths, loaded).map { path, manifest in
-                guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
-                    throw ConfigurationError(message: "\(path): cannot read the file")
-                }
-                return ManifestFile(path: path, manifest: manifest, source: text)
-            }
-        } catch let error as ManifestErrors {
+            return try ManifestLoader.loadFiles(paths: paths).map { ManifestFile(path: $0.path, manifest: $0.manifest, source: $0.source) }
+        } catch {
             throw ConfigurationError(message: "the manifests are refused:\n" + error.description)
         }
     }

@@ -57,17 +57,10 @@ struct AdminAppsCommand: AsyncParsableCommand {
     /// The manifest in `path` and its app id; a `usage` failure naming the file and line when it does not validate.
     static func manifest(at path: String) throws(AdminFailure) -> (app: String, text: String) {
         do {
-            let manifest = try ManifestLoader.load(path: path)
-            guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
-                throw AdminFailure(.usage, "\(path): cannot read the file")
-            }
-            return (manifest.app, text)
-        } catch let error as ManifestErrors {
-            throw AdminFailure(.usage, error.description)
-        } catch let error as AdminFailure {
-            throw error
+            let text = try ManifestLoader.source(path: path)
+            return (try ManifestLoader.parse(yaml: text, file: path).app, text)
         } catch {
-            throw AdminFailure(.usage, "\(path): \(error)")
+            throw AdminFailure(.usage, error.description)
         }
     }
 
