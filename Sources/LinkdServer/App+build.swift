@@ -47,24 +47,21 @@ public func buildServer(
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
 
     FileDescriptorLimit.raise(for: configuration.maxConnections, logger: logger)
+    // Everything read from files is read and checked first: a broken template or manifest stops the start before
+    // anything is written to the data directory.
+    let files = try ServerBootstrap.loadManifestFiles(configuration.manifests, environment: environment)
+    let pages = try TemplateSet.load(configuration)
     try DataDirectory.prepare(configuration.dataDir)
     DaemonDataDirectory.mark(configuration.dataDir)  // so `linkd token keyring …` refuses this directory
     // The templates, read once; every snapshot of the manifests in force renders with them.
-    let factory: AppSnapshotFactory
-    do {
-        factory = AppSnapshotFactory(
-            renderer: try PageRenderer(configuration: PageConfiguration(
-                directory: configuration.templatesDir, appDirectories: configuration.appTemplates)),
-            fetches: OriginFetches(limit: configuration.maxOriginFetches),
-            previewWait: .milliseconds(configuration.previewWaitMilliseconds))
-    } catch {
-        throw ConfigurationError(message: "templates: \(error)")
-    }
+    let factory = AppSnapshotFactory(
+        renderer: pages.renderer, fetches: OriginFetches(limit: configuration.maxOriginFetches),
+        previewWait: .milliseconds(configuration.previewWaitMilliseconds))
     let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
     let bootstrap: ServerBootstrap
     do {
         bootstrap = try await ServerBootstrap.run(
-            configuration: configuration, store: store, factory: factory, environment: environment, logger: logger)
+            configuration: configuration, files: files, store: store, factory: factory, environment: environment, logger: logger)
     } catch {
         await store.close()
         throw error
@@ -120,19 +117,13 @@ public func buildServer(
     let webhookDelivery = WebhookDeliveryService(
         store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
         settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)
-    let claimPages: ClaimPageRenderer
-    let console: ConsoleRoutes?
-    do {
-        claimPages = try ClaimPageRenderer(directory: configuration.templatesDir)
-        console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
-            admin: admin, auth: auth,
-            sessions: ConsoleSessions(
-                store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
-                maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
-            pages: try ConsolePages(templatesDirectory: configuration.templatesDir))
-    } catch {
-        throw ConfigurationError(message: "templates: \(error)")
-    }
+    let claimPages = pages.claims
+    let console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
+        admin: admin, auth: auth,
+        sessions: ConsoleSessions(
+            store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
+            maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
+        pages: pages.console)
     let deletions = LinkDeletions(store: store, logger: logger)
     let shareRoutes = ShareRoutes(links: links, apps: apps, deletions: deletions, analytics: analytics)
     // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
@@ -196,6 +187,31 @@ public func buildServer(
     return Daemon(
         application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes,
         routes: router.catalog)
+}
+
+/// The templates of every page linkd renders, read and compiled once at start.
+struct TemplateSet {
+    /// Landing, unavailable and app-link pages.
+    let renderer: PageRenderer
+    /// The claim pages of deferred links.
+    let claims: ClaimPageRenderer
+    /// The admin console's pages.
+    let console: ConsolePages
+
+    /// Reads `templatesDir` (and `appTemplates`); a missing or broken template is a `ConfigurationError` naming it
+    /// and saying where templates are looked for.
+    static func load(_ configuration: ServerConfiguration) throws -> TemplateSet {
+        do {
+            return TemplateSet(
+                renderer: try PageRenderer(configuration: PageConfiguration(
+                    directory: configuration.templatesDir, appDirectories: configuration.appTemplates)),
+                claims: try ClaimPageRenderer(directory: configuration.templatesDir),
+                console: try ConsolePages(templatesDirectory: configuration.templatesDir))
+        } catch {
+            throw ConfigurationError(message: "templates: \(error) (templatesDir is \(configuration.templatesDir); set "
+                + "templatesDir: in the configuration file or LINKD_TEMPLATES_DIR to the folder holding landing.mustache)")
+        }
+    }
 }
 
 /// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped

@@ -71,13 +71,9 @@ struct DaemonConfigurationTests {
 
     @Test("no configuration at all: ./data (0700, files 0600), the demo manifests, 127.0.0.1:8080, the admin key printed once")
     func noConfiguration() async throws {
-        // An empty working directory where `examples/` and `templates/` are found as `make run` finds them: relative.
+        // An empty working directory: the templates and the demo manifests are found beside the binary (its checkout).
         let cwd = URL(fileURLWithPath: temporaryDataDir())
         try FileManager.default.createDirectory(at: cwd, withIntermediateDirectories: true)
-        for folder in ["examples", "templates"] {
-            try FileManager.default.createSymbolicLink(
-                at: cwd.appendingPathComponent(folder), withDestinationURL: LinkdProcess.repositoryRoot.appendingPathComponent(folder))
-        }
         // Port 8080 when it is free; when something else holds it, everything but the port is checked.
         let defaultPortFree = Self.bindable(port: 8080) != nil
         let arguments = defaultPortFree ? [] : ["--port", "0"]

@@ -68,8 +68,12 @@ public final class LinkdDaemon: @unchecked Sendable {
     /// Starts `linkd serve ARGUMENTS` exactly as given, in `workingDirectory`, with every `LINKD_` variable of the
     /// inherited environment removed but those in `environment` (an empty value removes one), and waits until it
     /// listens.
-    public init(serveArguments: [String], workingDirectory: URL, environment: [String: String] = [:], timeout: Double = 30) throws {
-        guard let binary = LinkdProcess.binary else { throw LinkdProcess.BinaryNotFound() }
+    /// `binary` is the executable to start (default: the built `linkd`; the install tests start a copy elsewhere).
+    public init(
+        serveArguments: [String], workingDirectory: URL, environment: [String: String] = [:], timeout: Double = 30,
+        binary: String? = LinkdProcess.binary
+    ) throws {
+        guard let binary else { throw LinkdProcess.BinaryNotFound() }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve"] + serveArguments

@@ -37,8 +37,10 @@ public enum LinkdProcess {
     ///   - workingDirectory: the child's working directory (default: inherited).
     ///   - unsetting: environment variables removed for the child, so the caller's shell cannot leak into a test.
     ///   - environment: variables set for the child.
+    ///   - binary: the executable (default: the built `linkd`).
     public static func run(
-        _ arguments: [String], workingDirectory: URL? = nil, unsetting: [String] = [], environment extra: [String: String] = [:]
+        _ arguments: [String], workingDirectory: URL? = nil, unsetting: [String] = [], environment extra: [String: String] = [:],
+        binary: String? = binary
     ) throws -> Output {
         guard let binary else { throw BinaryNotFound() }
         let process = Process()

@@ -22,13 +22,12 @@ struct ServerBootstrap: Sendable {
     /// The name of the file the first admin key is written to, in the data directory.
     static let initialAdminKeyFileName = "initial-admin-key"
 
-    /// Loads manifests and keys, generating what is missing: the manifest files are published to the store
+    /// Loads keys, generating what is missing: the manifest `files` (read by `loadManifestFiles`) are published to the store
     /// (`ManifestPublisher.publishFiles`) and the versions in force there make the first snapshot.
     static func run(
-        configuration: ServerConfiguration, store: StoreFront, factory: AppSnapshotFactory, environment: [String: String],
-        logger: Logger
+        configuration: ServerConfiguration, files: [ManifestFile], store: StoreFront, factory: AppSnapshotFactory,
+        environment: [String: String], logger: Logger
     ) async throws -> ServerBootstrap {
-        let files = try loadManifestFiles(configuration.manifests, environment: environment)
         let masterKey: MasterKey
         do {
             masterKey = try MasterKey.loadOrCreate(at: configuration.dataDir + "/master.key", environment: environment)
@@ -123,7 +122,8 @@ struct ServerBootstrap: Sendable {
     static func loadManifestFiles(_ manifests: [String], environment: [String: String]) throws -> [ManifestFile] {
         let paths: [String]
         do {
-            paths = try ManifestPaths.resolve(explicit: manifests, environment: [:])
+            paths = try ManifestPaths.resolve(
+                explicit: manifests, environment: [:], howToName: "name them in the configuration file (manifests: [a.yaml] with --config FILE)")
         } catch {
             throw ConfigurationError(message: "\(error)")
         }

@@ -12,7 +12,7 @@ import TokenSigning
 /// - `port` / `LINKD_PORT` — Int — `8080`: the port (0 picks a free one).
 /// - `dataDir` / `LINKD_DATA_DIR` — String — `./data`: SQLite database, master key, keys (dir mode 0700).
 /// - `manifests` / `LINKD_MANIFESTS` (comma-separated) — [String] — `[]`: app manifest files; empty means
-///   the demo manifests `examples/*.yaml` relative to the working directory.
+///   the demo manifests, `examples/*.yaml` of the install or checkout (`ManifestPaths`).
 /// - `linkCacheCapacity` — Int — `20000`: link records kept in memory (about 0.85 KB each), cached on first read.
 /// - `maxTTLSeconds` — Int — `31536000` (365 days): the longest lifetime of a share link.
 /// - `defaultTTLSeconds` — Int — `2592000` (30 days): the lifetime when a request gives none.
@@ -23,7 +23,8 @@ import TokenSigning
 /// - `rateLimitBurst` — Double — `200`: requests a client may make at once before the rate applies.
 /// - `authFailuresPerMinute` — Double — `10`: the refill rate of the per-address bucket of failed authentications
 ///   (it holds `APIKeyAuthenticator.failureBurst`, 10); while it is empty, authenticated endpoints answer 429.
-/// - `templatesDir` — String — `templates`: the web fallback's Mustache templates and stylesheet.
+/// - `templatesDir` / `LINKD_TEMPLATES_DIR` — String — the install's `share/linkd/templates` (or the checkout's
+///   `templates`, `InstallLayout`), else `templates`: the web fallback's Mustache templates and stylesheet.
 /// - `appTemplates` — {app: directory} — `{}`: per-app template directories (a missing template falls back).
 /// - `previewWaitMilliseconds` — Int — `300`: longest wait for an origin preview before the page goes without.
 /// - `maxOriginFetches` — Int — `32`: origin fetches in flight at once; past it pages go without a fresh preview.
@@ -125,7 +126,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         rateLimitPerSecond: Double = 100,
         rateLimitBurst: Double = 200,
         authFailuresPerMinute: Double = 10,
-        templatesDir: String = "templates",
+        templatesDir: String = ServerConfiguration.installedTemplatesDir,
         appTemplates: [String: String] = [:],
         previewWaitMilliseconds: Int = 300,
         maxOriginFetches: Int = 32,
@@ -170,6 +171,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.maxConnectionsPerClient = maxConnectionsPerClient
         self.trustedProxies = trustedProxies
     }
+
+    /// The templates beside the running executable (`InstallLayout`), else `templates` of the working directory.
+    public static let installedTemplatesDir = InstallLayout.directory("templates") ?? "templates"
 
     /// The keys of a configuration file.
     enum Key: String, CaseIterable {
@@ -262,6 +266,7 @@ extension ServerConfiguration {
         if let value = environment["LINKD_MANIFESTS"], !value.isEmpty {
             configuration.manifests = ManifestPaths.split(value)
         }
+        if let value = environment["LINKD_TEMPLATES_DIR"], !value.isEmpty { configuration.templatesDir = value }
         if let value = environment["LINKD_LOG_LEVEL"], !value.isEmpty { configuration.logLevel = value }
         if let value = environment["LINKD_DATABASE_URL"], !value.isEmpty { configuration.database = value }
         if let value = environment["LINKD_EVENT_LOOP_THREADS"], !value.isEmpty {
