@@ -19,7 +19,7 @@ struct ClaimStoreTests {
         let first = try await location.open()
         let second = backend == .postgres ? try await location.open() : first
         let later = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded(.down))  // stored to the second
-        for key in UInt8(1)...20 { #expect(try await first.insertClaim(Self.claim(key, expires: later), maxLive: 100)) }
+        for key in UInt8(1)...20 { #expect(try await first.insertClaim(Self.claim(key, expires: later), maxPerLink: 100)) }
         // 20 codes, each claimed by two callers at once: every code is taken exactly once.
         let taken = try await withThrowingTaskGroup(of: Int.self) { group in
             for key in UInt8(1)...20 {
@@ -31,24 +31,33 @@ struct ClaimStoreTests {
         }
         #expect(taken == 20)
         let record = Self.claim(30, expires: later)
-        #expect(try await first.insertClaim(record, maxLive: 100))
+        #expect(try await first.insertClaim(record, maxPerLink: 100))
         #expect(try await second.redeemClaim(lookupKey: record.lookupKey) == record)
         #expect(try await first.redeemClaim(lookupKey: Data(repeating: 99, count: 32)) == nil)
-        #expect(try await first.insertClaim(Self.claim(40, expires: Date().addingTimeInterval(-1)), maxLive: 100))
+        #expect(try await first.insertClaim(Self.claim(40, expires: Date().addingTimeInterval(-1)), maxPerLink: 100))
         #expect(try await first.redeemClaim(lookupKey: Data(repeating: 40, count: 32)) == nil, "expired")
         if second !== first { await second.close() }
         await first.close()
     }
 
-    @Test("the live cap counts unexpired codes; expiry counts each once on its day and deletes it", arguments: Backend.allCases)
+    @Test("the per-link cap counts unexpired codes; the live count and a peek read without taking; expiry counts each once on its day and deletes it", arguments: Backend.allCases)
     func capAndExpiry(backend: Backend) async throws {
         let location = try StoreLocation(backend)
         let store = try await location.open()
         let now = Date()
-        #expect(try await store.insertClaim(Self.claim(1, expires: now.addingTimeInterval(-5)), maxLive: 2, now: now))
-        #expect(try await store.insertClaim(Self.claim(2, expires: now.addingTimeInterval(60)), maxLive: 2, now: now))
-        #expect(try await store.insertClaim(Self.claim(3, expires: now.addingTimeInterval(60)), maxLive: 2, now: now))
-        #expect(try await !store.insertClaim(Self.claim(4, expires: now.addingTimeInterval(60)), maxLive: 2, now: now), "two live ones")
+        #expect(try await store.insertClaim(Self.claim(1, expires: now.addingTimeInterval(-5)), maxPerLink: 2, now: now))
+        #expect(try await store.insertClaim(Self.claim(2, expires: now.addingTimeInterval(60)), maxPerLink: 2, now: now))
+        #expect(try await store.insertClaim(Self.claim(3, expires: now.addingTimeInterval(60)), maxPerLink: 2, now: now))
+        #expect(try await !store.insertClaim(Self.claim(4, expires: now.addingTimeInterval(60)), maxPerLink: 2, now: now),
+                "the link has two live ones")
+        let other = Self.claim(5, link: "fedcba9876543210fedcba9876543210", expires: now.addingTimeInterval(60))
+        #expect(try await store.insertClaim(other, maxPerLink: 2, now: now), "the cap is per link")
+        #expect(try await store.liveClaimCount(now: now) == 3, "unexpired codes of every link")
+        // A peek leaves the code in place: it can still be taken, once.
+        #expect(try await store.peekClaim(lookupKey: other.lookupKey, now: now)?.linkID == other.linkID)
+        #expect(try await store.peekClaim(lookupKey: Self.claim(1, expires: now).lookupKey, now: now) == nil, "expired")
+        #expect(try await store.redeemClaim(lookupKey: other.lookupKey, now: now)?.linkID == other.linkID)
+        #expect(try await store.peekClaim(lookupKey: other.lookupKey, now: now) == nil)
         #expect(try await store.expireClaims(now: now) == ["handz": 1])
         #expect(try await store.expireClaims(now: now) == [:], "counted once")
         let today = StatsDay(now)

@@ -153,6 +153,21 @@ struct ErrorTests {
         recorded[.appHasLiveLinks] = record(try await TestHTTP.send("DELETE", base + "/v1/admin/apps/handz", bearer: admin))
     }
 
+    /// A claim whose state the link's app lacks: the code from the iOS claim page of a Handz link.
+    static func recordUnknownState(_ daemon: ClientDaemon) async throws -> Recorded {
+        let base = daemon.daemon.baseURL
+        let link = try await TestHTTP.send("POST", base + "/v1/links", bearer: daemon.adminKey, json: [
+            "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
+        ])
+        let token = try #require(link.json["token"] as? String)
+        let page = try await TestHTTP.send(
+            "GET", base + "/s/\(token)/install/ios", headers: ["User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"])
+        let html = String(decoding: page.body, as: UTF8.self)
+        let start = try #require(html.range(of: "#linkd_claim="), "no claim code in the claim page")
+        let code = String(html[start.upperBound...].prefix(22))
+        return record(try await TestHTTP.send("POST", base + "/v1/claims/\(code)", json: ["state": "nonexistent"]))
+    }
+
     @Test("every code of ServerErrorCode.known, as the daemon sends it, decoded from a replay")
     func everyCode() async throws {
         // Resolution is rate limited (one request, then 429 for 100 s): every other recording goes elsewhere.
@@ -184,6 +199,7 @@ struct ErrorTests {
         try await Self.recordManifestCodes(daemon, into: &recorded)
         _ = try await TestHTTP.send("GET", base + "/v1/resolve?url=x")
         recorded[.rateLimited] = Self.record(try await TestHTTP.send("GET", base + "/v1/resolve?url=x"))
+        recorded[.unknownState] = try await Self.recordUnknownState(edge)
         recorded[.requestTimeout] = try await Self.recordHeadTimeout(edge)
         recorded[.tooManyConnections] = try await Self.recordConnectionCap(edge)
         // Only a failing store or a bug makes these: the server's exact format (APIError.readyResponse).

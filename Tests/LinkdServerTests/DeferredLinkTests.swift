@@ -86,7 +86,7 @@ struct DeferredLinkTests {
             #expect(try await api.store.insertClaim(ClaimRecord(
                 lookupKey: Data(expiredCode.lookupKey), linkID: link.id, app: "ordentus", platform: "android",
                 sealedToken: Data(expiredCode.seal(Array(link.token.utf8))), created: past.addingTimeInterval(-60), expires: past),
-                maxLive: 100))
+                maxPerLink: 100))
             let expired = try await api.call(.post, "/v1/claims/\(expiredCode.text)", json: ["state": "signedIn"])
             for refused in [second, unknown, malformed, expired] {
                 #expect(refused.status == 404)
@@ -222,6 +222,45 @@ struct DeferredLinkTests {
             #expect(metrics.contains("linkd_claim_codes_withheld_total{reason=\"cap\"} 1"))
             #expect(metrics.contains("linkd_claims_total{app=\"ordentus\",outcome=\"made\"} 3"))
             #expect(metrics.contains("linkd_claims_total{app=\"ordentus\",outcome=\"claimed\"} 1"))
+        }
+    }
+
+    @Test("a claim with a state its app lacks is 422 unknown_state and does not spend the code (claimed once, counted once)", arguments: StoreKind.allCases)
+    func unknownStateKeepsCode(store: StoreKind) async throws {
+        try await withAPI(on: store) { api in
+            let link = try await Self.ordentusLink(api)
+            let location = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android]).headers[.location]
+            let code = try #require(Self.code(inPlayRedirect: location))
+            let refused = try await api.call(.post, "/v1/claims/\(code)", json: ["state": "pro"])
+            #expect(refused.status == 422)
+            #expect(refused.errorCode == "unknown_state")
+            #expect(refused.text.contains("not a state of ordentus") && refused.text.contains("the code is not spent"), "\(refused.text)")
+            // An unknown code with a bad state is still the one 404: nothing about codes is told.
+            let unknown = try await api.call(.post, "/v1/claims/\(ClaimCode.generate().text)", json: ["state": "pro"])
+            #expect(unknown.status == 404)
+            let claimed = try await api.call(.post, "/v1/claims/\(code)", json: ["state": "signedOut"])
+            #expect(claimed.status == 200, "the code survived the refused claim")
+            #expect(try await api.call(.post, "/v1/claims/\(code)", json: ["state": "signedOut"]).status == 404, "once")
+            let metrics = try await api.call(.get, "/metrics").text
+            #expect(metrics.contains("linkd_claims_total{app=\"ordentus\",outcome=\"claimed\"} 1"))
+        }
+    }
+
+    @Test("maxLiveClaimCodesPerLink: one link cannot take every code; another link still gets one")
+    func perLinkCap() async throws {
+        try await withAPI(on: .sqlite, { $0.maxLiveClaimCodesPerLink = 2; $0.claimCodesPerMinute = 600 }) { api in
+            let first = try await Self.ordentusLink(api, event: "standup")
+            let second = try await Self.ordentusLink(api, event: "retro")
+            func redirect(_ token: String) async throws -> String? {
+                Self.code(inPlayRedirect: try await api.call(
+                    .get, "/s/\(token)/install/android", headers: [.userAgent: Self.android]).headers[.location])
+            }
+            #expect(try await redirect(first.token) != nil)
+            #expect(try await redirect(first.token) != nil)
+            #expect(try await redirect(first.token) == nil, "the link has two live codes")
+            #expect(try await redirect(second.token) != nil, "the cap is per link")
+            let metrics = try await api.call(.get, "/metrics").text
+            #expect(metrics.contains("linkd_claim_codes_withheld_total{reason=\"link_cap\"} 1"), "\(metrics)")
         }
     }
 

@@ -31,6 +31,7 @@ extension OpenAPITests {
         expect(try await check.call(.post, "/v1/claims/\(code)", template: claims, raw: "state=free", contentType: "text/plain"), 415)
         let oversized = "{\"state\":\"" + String(repeating: "s", count: DeferredLinks.maxClaimBodyBytes) + "\"}"
         expect(try await check.call(.post, "/v1/claims/\(code)", template: claims, raw: oversized, contentType: "application/json"), 413)
+        expect(try await check.call(.post, "/v1/claims/\(code)", template: claims, json: ["state": "nonexistent"]), 422)
         expect(try await check.call(.post, "/v1/claims/\(code)", template: claims, json: ["state": "free"]), 200)
         expect(try await check.call(.post, "/v1/claims/\(code)", template: claims, json: ["state": "free"]), 404)
 

@@ -4,9 +4,15 @@ public import Foundation
 
 /// Live claim codes: made by a store redirect, claimed once by the app, expired by the sweep.
 public protocol ClaimTable: Sendable {
-    /// Stores a new claim unless `maxLive` unexpired claims exist already (then nothing is written and it answers
-    /// false). Codes are 128 random bits: a lookup key that exists is a failure of the random source, a `conflict`.
-    func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool
+    /// Stores a new claim unless its link has `maxPerLink` unexpired claims already (then nothing is written and it
+    /// answers false): a count over the link's rows of one index, cheap inside the write. Codes are 128 random bits:
+    /// a lookup key that exists is a failure of the random source, a `conflict`.
+    func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date) async throws -> Bool
+    /// How many unexpired claims the store holds: a read, outside the writer (the caller decides how often to ask).
+    func liveClaimCount(now: Date) async throws -> Int
+    /// The unexpired claim with this lookup key, left in place (a claim checks its request against the claim's app
+    /// before taking it); nil when there is none.
+    func peekClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord?
     /// Takes the unexpired claim with this lookup key out of the store, so that exactly one caller ever gets it (on
     /// a shared store too); nil when there is none (never made, claimed already, or expired). `events` makes the
     /// webhook events of a claim taken, from the claim and its link's record (nil when the link is gone); they are

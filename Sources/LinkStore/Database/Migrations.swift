@@ -97,6 +97,10 @@ enum Migrations {
                 """)
             try db.execute(sql: "CREATE INDEX links_app_route ON links (app, route, status)")
         }
+        // A link's live claim codes, counted inside the write that adds one (`insertClaim(maxPerLink:)`).
+        migrator.registerMigration("claims-v2") { db in
+            try db.execute(sql: "CREATE INDEX claim_codes_link ON claim_codes (linkId, expires)")
+        }
         return migrator
     }
 }

@@ -5,11 +5,13 @@ import GRDB
 extension SQLiteBackend {
     // MARK: Claims
 
-    /// Stores a new claim unless `maxLive` unexpired claims exist (false, nothing written).
-    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
+    /// Stores a new claim unless its link has `maxPerLink` unexpired claims (false, nothing written).
+    public func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date) async throws -> Bool {
         try await write { db in
-            let live = try Int.fetchOne(db, sql: "SELECT count(*) FROM claim_codes WHERE expires > ?", arguments: [Self.seconds(now)]) ?? 0
-            guard live < maxLive else { return false }
+            let live = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM claim_codes WHERE linkId = ? AND expires > ?",
+                arguments: [claim.linkID, Self.seconds(now)]) ?? 0
+            guard live < maxPerLink else { return false }
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM claim_codes WHERE lookupKey = ?", arguments: [claim.lookupKey]) == true {
                 throw LinkStoreError(.conflict, "a claim with this lookup key exists")
             }
@@ -22,6 +24,32 @@ extension SQLiteBackend {
                             Self.seconds(claim.created), Self.seconds(claim.expires)])
             return true
         }
+    }
+
+    /// How many unexpired claims there are (a reader: the writer is not held).
+    public func liveClaimCount(now: Date) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM claim_codes WHERE expires > ?", arguments: [Self.seconds(now)]) ?? 0
+        }
+    }
+
+    /// The unexpired claim with this lookup key, left in place.
+    public func peekClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: """
+                    SELECT lookupKey, linkId, app, platform, sealedToken, created, expires FROM claim_codes
+                    WHERE lookupKey = ? AND expires > ?
+                    """, arguments: [lookupKey, Self.seconds(now)]
+            ).map(Self.claim)
+        }
+    }
+
+    /// A `claim_codes` row.
+    static func claim(_ row: Row) -> ClaimRecord {
+        ClaimRecord(
+            lookupKey: row["lookupKey"], linkID: row["linkId"], app: row["app"], platform: row["platform"],
+            sealedToken: row["sealedToken"], created: date(row["created"]), expires: date(row["expires"]))
     }
 
     /// Takes the unexpired claim with this lookup key out of the store (one writer: read and delete in one
@@ -37,9 +65,7 @@ extension SQLiteBackend {
                     """, arguments: [lookupKey, Self.seconds(now)])
             else { return nil }
             try db.execute(sql: "DELETE FROM claim_codes WHERE lookupKey = ?", arguments: [lookupKey])
-            let claim = ClaimRecord(
-                lookupKey: row["lookupKey"], linkID: row["linkId"], app: row["app"], platform: row["platform"],
-                sealedToken: row["sealedToken"], created: Self.date(row["created"]), expires: Self.date(row["expires"]))
+            let claim = Self.claim(row)
             if let events {
                 try Self.enqueueWebhookEvents(events(claim, try LinkRecord.fetchOne(db, key: claim.linkID)), in: db, at: now)
             }

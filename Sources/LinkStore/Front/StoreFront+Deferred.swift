@@ -3,9 +3,19 @@ public import Foundation
 // Claim codes and daily counters: no memory of their own here (a claim must be taken from the database itself, so
 // that it is taken once across instances; counters are buffered by `StatsBuffer`), so these go straight through.
 extension StoreFront {
-    /// Stores a new claim unless `maxLive` unexpired claims exist; false when the cap is reached.
-    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date = Date()) async throws -> Bool {
-        try await backend.insertClaim(claim, maxLive: maxLive, now: now)
+    /// Stores a new claim unless its link has `maxPerLink` unexpired claims; false when that cap is reached.
+    public func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date = Date()) async throws -> Bool {
+        try await backend.insertClaim(claim, maxPerLink: maxPerLink, now: now)
+    }
+
+    /// How many unexpired claims the store holds (a read; `LiveClaimGauge` asks at most once a second).
+    public func liveClaimCount(now: Date = Date()) async throws -> Int {
+        try await backend.liveClaimCount(now: now)
+    }
+
+    /// The unexpired claim with this lookup key, left in place; nil when there is none.
+    public func peekClaim(lookupKey: Data, now: Date = Date()) async throws -> ClaimRecord? {
+        try await backend.peekClaim(lookupKey: lookupKey, now: now)
     }
 
     /// Takes the unexpired claim with this lookup key out of the store, once; nil when there is none. The webhook

@@ -6,18 +6,47 @@ import PostgresNIO
 extension PostgresBackend {
     // MARK: Claims
 
-    /// Stores a new claim unless `maxLive` unexpired claims exist (false, nothing written). Instances inserting at
-    /// the same moment may pass the cap by the few rows in flight: it bounds the table, it is not a quota.
-    public func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
+    /// Stores a new claim unless its link has `maxPerLink` unexpired claims (false, nothing written). Instances
+    /// inserting at the same moment may pass the cap by the few rows in flight: it bounds the table, it is not a quota.
+    public func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date) async throws -> Bool {
         try await run("make a claim") { [client] in
             let rows = try await client.query("""
                 INSERT INTO claim_codes (lookupkey, linkid, app, platform, sealedtoken, created, expires)
                 SELECT \(claim.lookupKey), \(claim.linkID), \(claim.app), \(claim.platform), \(claim.sealedToken),
                   \(claim.created), \(claim.expires)
-                WHERE (SELECT count(*) FROM claim_codes WHERE expires > \(now)) < \(Int64(maxLive))
+                WHERE (SELECT count(*) FROM claim_codes WHERE linkid = \(claim.linkID) AND expires > \(now)) < \(Int64(maxPerLink))
                 ON CONFLICT (lookupkey) DO NOTHING RETURNING 1
                 """)
             return try await rows.collect().count == 1
+        }
+    }
+
+    /// How many unexpired claims there are.
+    public func liveClaimCount(now: Date) async throws -> Int {
+        try await run("count claims") { [client] in
+            var count = 0
+            for try await value in try await client.query("SELECT count(*) FROM claim_codes WHERE expires > \(now)").decode(Int64.self) {
+                count = Int(value)
+            }
+            return count
+        }
+    }
+
+    /// The unexpired claim with this lookup key, left in place.
+    public func peekClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try await run("read a claim") { [client] in
+            let rows = try await client.query("""
+                SELECT lookupkey, linkid, app, platform, sealedtoken, created, expires FROM claim_codes
+                WHERE lookupkey = \(lookupKey) AND expires > \(now)
+                """)
+            var claim: ClaimRecord?
+            for try await (key, linkID, app, platform, sealed, created, expires)
+                in rows.decode((Data, String, String, String, Data, Date, Date).self)
+            {
+                claim = ClaimRecord(
+                    lookupKey: key, linkID: linkID, app: app, platform: platform, sealedToken: sealed, created: created, expires: expires)
+            }
+            return claim
         }
     }
 

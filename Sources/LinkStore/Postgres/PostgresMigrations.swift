@@ -77,6 +77,8 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX links_app_route ON links (app, route, status)",
         ]),
+        // A link's live claim codes, counted by the statement that adds one (`insertClaim(maxPerLink:)`).
+        ("claims-v2", ["CREATE INDEX claim_codes_link ON claim_codes (linkid, expires)"]),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

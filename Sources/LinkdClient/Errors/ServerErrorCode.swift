@@ -51,6 +51,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case versionConflict
     /// 409: the app to retire still has live links (admin API).
     case appHasLiveLinks
+    /// 422: a claim's `state` is not one of its app's states; the code is not spent (claim again with a known state).
+    case unknownState
     /// A code this version of the client does not know.
     case other(String)
 
@@ -59,7 +61,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         .badRequest, .badCursor, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .payloadTooLarge,
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
         .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections, .badAppVersion, .manifestInvalid,
-        .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks,
+        .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks, .unknownState,
     ]
 
     /// The code as the server spells it.
@@ -90,6 +92,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .manifestStrandsLinks: "manifest_strands_links"
         case .versionConflict: "version_conflict"
         case .appHasLiveLinks: "app_has_live_links"
+        case .unknownState: "unknown_state"
         case .other(let value): value
         }
     }

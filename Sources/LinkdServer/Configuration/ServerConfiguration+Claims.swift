@@ -7,7 +7,10 @@
 /// - `claimCodesPerMinute` — Double > 0 — `10`: codes one client address may have made per minute (a burst of
 ///   `ClaimLimits.codeBurst`); past it, store redirects still go to the store, without a code.
 /// - `maxLiveClaimCodes` — Int ≥ 1 — `1000000`: the most unexpired codes in the store (about 200 bytes each);
-///   past it, store redirects go without a code.
+///   past it, store redirects go without a code. Counted outside the store's writer, at most once a second per
+///   instance (`LiveClaimGauge`), so the cap may be passed by the codes of that second.
+/// - `maxLiveClaimCodesPerLink` — Int ≥ 1 — `10000`: the most unexpired codes of one link, counted inside the
+///   write that adds one; past it, that link's store redirects go without a code.
 /// - `claimAttemptsPerMinute` — Double > 0 — `20`: claims one client address may try per minute (a burst of
 ///   `ClaimLimits.attemptBurst`); past it, `429` with `Retry-After`.
 extension ServerConfiguration {
@@ -18,6 +21,7 @@ extension ServerConfiguration {
         }
         guard claimCodesPerMinute > 0 else { throw ConfigurationError(message: "claimCodesPerMinute must be positive") }
         guard maxLiveClaimCodes >= 1 else { throw ConfigurationError(message: "maxLiveClaimCodes must be at least 1") }
+        guard maxLiveClaimCodesPerLink >= 1 else { throw ConfigurationError(message: "maxLiveClaimCodesPerLink must be at least 1") }
         guard claimAttemptsPerMinute > 0 else { throw ConfigurationError(message: "claimAttemptsPerMinute must be positive") }
     }
 }

@@ -49,7 +49,7 @@ import TokenSigning
 /// - `opsHost` / `LINKD_OPS_HOST`, `opsPort` / `LINKD_OPS_PORT` — the ops listener (`ServerConfiguration+Ops.swift`).
 /// - `allowLoopbackWebhooks`, `webhookRetryBaseSeconds`, `webhookMaxAttempts`, `webhookPollSeconds` — webhook
 ///   delivery (`ServerConfiguration+Webhooks.swift`).
-/// - `claimTTLSeconds`, `claimCodesPerMinute`, `maxLiveClaimCodes`, `claimAttemptsPerMinute` — deferred deep links'
+/// - `claimTTLSeconds`, `claimCodesPerMinute`, `maxLiveClaimCodes`, `maxLiveClaimCodesPerLink`, `claimAttemptsPerMinute` — deferred deep links'
 ///   claim codes (`ServerConfiguration+Claims.swift`).
 /// - `adminConsole` / `LINKD_ADMIN_CONSOLE`, `adminSessionIdleSeconds`, `adminSessionMaxSeconds` — the admin console
 ///   at `/admin` (`ServerConfiguration+Console.swift`).
@@ -102,6 +102,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var claimCodesPerMinute: Double = 10
     /// The most unexpired claim codes the store holds; past it store redirects go without one.
     public var maxLiveClaimCodes: Int = 1_000_000
+    public var maxLiveClaimCodesPerLink: Int = 10_000
     /// Claims (`POST /v1/claims/{code}`) one address may try per minute; past it: 429.
     public var claimAttemptsPerMinute: Double = 20
     /// Where the admin console is served: `public`, `ops` or `off` (`ServerConfiguration+Console.swift`).
@@ -184,7 +185,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             maxConnectionsPerClient, trustedProxies
         case opsHost, opsPort
         case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
-        case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, claimAttemptsPerMinute
+        case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, maxLiveClaimCodesPerLink, claimAttemptsPerMinute
         case adminConsole, adminSessionIdleSeconds, adminSessionMaxSeconds
     }
 
@@ -226,6 +227,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .claimTTLSeconds: claimTTLSeconds = try value.int()
         case .claimCodesPerMinute: claimCodesPerMinute = try value.double()
         case .maxLiveClaimCodes: maxLiveClaimCodes = try value.int()
+        case .maxLiveClaimCodesPerLink: maxLiveClaimCodesPerLink = try value.int()
         case .claimAttemptsPerMinute: claimAttemptsPerMinute = try value.double()
         case .adminConsole: adminConsole = try value.string()
         case .adminSessionIdleSeconds: adminSessionIdleSeconds = try value.int()

@@ -31,8 +31,10 @@ final class DeferredLinks: Sendable {
     let claimLimiter: RateLimiter
     /// How long a code can be claimed.
     let claimTTL: TimeInterval
-    /// The most live codes in the store.
-    let maxLiveClaims: Int
+    /// The live codes in the store, counted at most once a second against `maxLiveClaimCodes`.
+    let liveClaims: LiveClaimGauge
+    /// The most live codes of one link.
+    let maxLiveClaimsPerLink: Int
     let logger: Logger
 
     /// Codes an address may make at once before `claimCodesPerMinute` applies.
@@ -54,7 +56,8 @@ final class DeferredLinks: Sendable {
         self.codeLimiter = RateLimiter(perSecond: configuration.claimCodesPerMinute / 60, burst: Self.codeBurst)
         self.claimLimiter = RateLimiter(perSecond: configuration.claimAttemptsPerMinute / 60, burst: Self.attemptBurst)
         self.claimTTL = TimeInterval(configuration.claimTTLSeconds)
-        self.maxLiveClaims = configuration.maxLiveClaimCodes
+        self.liveClaims = LiveClaimGauge(store: links.store, limit: configuration.maxLiveClaimCodes)
+        self.maxLiveClaimsPerLink = configuration.maxLiveClaimCodesPerLink
         self.logger = logger
     }
 
@@ -100,7 +103,7 @@ final class DeferredLinks: Sendable {
     }
 
     /// A new claim code stored for the link, or nil (counted as withheld) past the address's rate, past the cap of
-    /// live codes, or when the store fails.
+    /// live codes (all, or the link's), or when the store fails.
     private func makeCode(token: String, linkID: String, app: String, platform: StorePlatform, client: String) async -> ClaimCode? {
         guard codeLimiter.allow(client) else {
             analytics.metrics.recordWithheld(.rateLimited)
@@ -112,11 +115,19 @@ final class DeferredLinks: Sendable {
             lookupKey: Data(code.lookupKey), linkID: linkID, app: app, platform: platform.rawValue,
             sealedToken: Data(code.seal(Array(token.utf8))), created: now, expires: now.addingTimeInterval(claimTTL))
         do {
-            guard try await links.store.insertClaim(record, maxLive: maxLiveClaims, now: now) else {
+            guard try await liveClaims.hasRoom(now: now) else {
                 analytics.metrics.recordWithheld(.cap)
                 logger.warning("claim codes are at maxLiveClaimCodes; store redirects go without one", metadata: ["app": "\(app)"])
                 return nil
             }
+            guard try await links.store.insertClaim(record, maxPerLink: maxLiveClaimsPerLink, now: now) else {
+                analytics.metrics.recordWithheld(.linkCap)
+                logger.warning(
+                    "a link's claim codes are at maxLiveClaimCodesPerLink; its store redirects go without one",
+                    metadata: ["app": "\(app)", "link": "\(linkID)"])
+                return nil
+            }
+            liveClaims.added()
         } catch {
             analytics.metrics.recordWithheld(.store)
             logger.error("cannot store a claim code", metadata: ["error": "\(error)"])
@@ -145,8 +156,17 @@ final class DeferredLinks: Sendable {
         }
         let fields = body.readableBytes == 0 ? [:] : try JSONBody.stringFields(in: body, required: [], optional: ["state"])
         let state = try ResolveRoutes.name(fields["state"], field: "state")
-        guard let code = ClaimCode(text: text),
-              let record = try await LinkService.storing({
+        guard let code = ClaimCode(text: text) else { throw Self.noSuchClaim }
+        // The request is checked against the claim's app before the code is spent: a state the app lacks leaves it.
+        if let state {
+            guard let waiting = try await LinkService.storing({ try await links.store.peekClaim(lookupKey: Data(code.lookupKey)) })
+            else { throw Self.noSuchClaim }
+            if let manifest = links.router.manifest(app: waiting.app), !manifest.states.contains(state) {
+                throw APIError(.unprocessableContent, .unknownState,
+                               "state '\(state)' is not a state of \(waiting.app) (\(manifest.states.joined(separator: ", "))); the code is not spent")
+            }
+        }
+        guard let record = try await LinkService.storing({
                   try await links.store.redeemClaim(lookupKey: Data(code.lookupKey), events: Self.claimedEvents)
               }),
               let token = code.open(Array(record.sealedToken)).map({ String(decoding: $0, as: UTF8.self) }),
@@ -167,6 +187,7 @@ final class DeferredLinks: Sendable {
     /// Where a claim succeeds: the code is taken (it will never answer again) and the resolution is made. Counts the
     /// claim (its `link.claimed` webhook event went to the outbox with the claim: `claimedEvents`).
     func claimSucceeded(_ claim: ClaimRecord, resolution: Resolution) {
+        liveClaims.removed()
         analytics.recordClaimClaimed(linkID: claim.linkID, app: claim.app)
     }
 

@@ -36,6 +36,8 @@ struct APIError: Error, HTTPResponseError, Sendable {
         static let badParams = Code("bad_params")
         /// Too many requests from this client; retry after `Retry-After` seconds.
         static let rateLimited = Code("rate_limited")
+        /// A claim's `state` is not one of its app's states (the code is not spent).
+        static let unknownState = Code("unknown_state")
         /// A resolve request's `appVersion` (dotted numbers) or `platform` (`ios`, `android`) cannot be read.
         static let badAppVersion = Code("bad_app_version")
         /// A published manifest does not validate (`details.problems`: every problem, with file, line and column).

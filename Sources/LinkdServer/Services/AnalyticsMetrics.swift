@@ -8,7 +8,8 @@ import Prometheus
 /// - `linkd_claims_total{app, outcome}` — claim codes `made`, `claimed`, `expired` (expired: counted by the
 ///   instance whose sweep deleted them);
 /// - `linkd_claim_codes_withheld_total{reason}` — store redirects that went without a code: `rate_limited` (the
-///   address's codes per minute), `cap` (`maxLiveClaimCodes`), `store` (the store failed), `crawler`.
+///   address's codes per minute), `cap` (`maxLiveClaimCodes`), `link_cap`
+///   (`maxLiveClaimCodesPerLink`), `store` (the store failed), `crawler`.
 final class AnalyticsMetrics: Sendable {
     /// A share-page audience.
     enum Audience: String, CaseIterable {
@@ -22,7 +23,7 @@ final class AnalyticsMetrics: Sendable {
 
     /// Why a store redirect went without a code.
     enum Withheld: String, CaseIterable {
-        case rateLimited = "rate_limited", cap, store, crawler
+        case rateLimited = "rate_limited", cap, linkCap = "link_cap", store, crawler
     }
 
     private let opens: [String: [Audience: Counter]]

@@ -3,8 +3,14 @@ import LinkStore
 
 // The claim and daily-counter tables (deferred deep links, analytics), forwarded like every other table until a fault is set.
 extension FaultInjectingBackend {
-    func insertClaim(_ claim: ClaimRecord, maxLive: Int, now: Date) async throws -> Bool {
-        try check(); return try await base.insertClaim(claim, maxLive: maxLive, now: now)
+    func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date) async throws -> Bool {
+        try check(); return try await base.insertClaim(claim, maxPerLink: maxPerLink, now: now)
+    }
+    func liveClaimCount(now: Date) async throws -> Int {
+        try check(); return try await base.liveClaimCount(now: now)
+    }
+    func peekClaim(lookupKey: Data, now: Date) async throws -> ClaimRecord? {
+        try check(); return try await base.peekClaim(lookupKey: lookupKey, now: now)
     }
     func redeemClaim(
         lookupKey: Data, now: Date, events: (@Sendable (ClaimRecord, LinkRecord?) -> [WebhookEvent])?
