@@ -124,6 +124,7 @@ let package = Package(
                 "LinkStore",
                 "UTCTime",
                 "OutboundHTTP",
+                "PrintableText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,11 +138,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What is safe to log or print: the control, separator and format characters the API refuses and the log
+        // and the CLI escape. No dependencies.
+        .target(
+            name: "PrintableText",
+            swiftSettings: swiftSettings
+        ),
         // The client side of `linkd admin`: where the daemon is and the key (flags, environment, credentials file),
         // calls over OutboundHTTP with their failures as exit codes, tables for the terminal.
         .target(
             name: "LinkdAdmin",
-            dependencies: ["OutboundHTTP", "TokenSigning"],
+            dependencies: ["OutboundHTTP", "TokenSigning", "PrintableText"],
             swiftSettings: swiftSettings
         ),
         // The command line: argument parsing and `@main`; the server is LinkdServer's.

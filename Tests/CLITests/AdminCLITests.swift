@@ -46,6 +46,21 @@ struct AdminCLITests {
         return try LinkdDaemon(dataDir: temporaryDataDir(), environment: environment)
     }
 
+    /// Sets a link's title in the daemon's store with the database's own client (python3's sqlite3, or psql): what an
+    /// older linkd, which took control characters, may have stored.
+    static func storeTitle(_ title: String, linkID: String, daemon: LinkdDaemon, store: String) throws {
+        let sql = "UPDATE links SET title = '\(title.replacingOccurrences(of: "'", with: "''"))' WHERE id = '\(linkID)'"
+        if store == "postgres" {
+            let url = try #require(daemon.environment["LINKD_DATABASE_URL"].flatMap { URLComponents(string: $0) })
+            let database = String(url.path.dropFirst())
+            _ = try TestPostgres.shared().psql(sql, database: database)
+        } else {
+            let file = try #require(daemon.dataDir) + "/linkd.sqlite"
+            let script = "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
+            _ = try ExternalTool.run("/usr/bin/python3", ["-c", script, file, sql])
+        }
+    }
+
     @Test("every verb, tables and --json, against a real daemon", arguments: ["sqlite", "postgres"])
     func everyVerb(store: String) throws {
         let daemon = try Self.daemon(store)
@@ -92,16 +107,23 @@ struct AdminCLITests {
         let ana = try Self.json(try run(["links", "list", "--owner", "ana", "--status", "active", "--json"]))
         #expect(Set((ana["links"] as? [[String: Any]] ?? []).compactMap { $0["owner"] as? String }) == ["ana"])
         #expect((ana["links"] as? [[String: Any]])?.count == 2)
-        // Text from the server cannot drive the terminal: control and bidirectional characters are shown escaped.
-        let hostile = try Self.json(try run([
+        // Control and bidirectional characters are refused by the API, named with their position.
+        let hostileTitle = "red\u{1B}[31m\nforged line\u{202E}"
+        let refused = try run([
             "links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--owner", "eve",
-            "--title", "red\u{1B}[31m\nforged line\u{202E}", "--json",
+            "--title", hostileTitle,
+        ])
+        #expect(refused.status != 0 && refused.stderr.contains("title must not contain control") && refused.stderr.contains("U+001B at character 4"),
+                "\(refused.stderr)")
+        // A title stored before they were refused (written into the store directly, as an older linkd could have)
+        // cannot drive the terminal either: shown escaped.
+        let hostile = try Self.json(try run([
+            "links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--owner", "eve", "--json",
         ]))
-        let hostileShown = try run(["links", "show", try #require(hostile["id"] as? String)])
+        try Self.storeTitle(hostileTitle, linkID: try #require(hostile["id"] as? String), daemon: daemon, store: store)
         let hostileListed = try run(["links", "list", "--owner", "eve"])
-        for output in [hostileShown.stdout, hostileListed.stdout] {
-            #expect(!output.contains("\u{1B}") && !output.contains("\u{202E}") && output.contains(#"red\u{1B}[31m\nforged line\u{202E}"#), "\(output)")
-        }
+        #expect(!hostileListed.stdout.contains("\u{1B}") && !hostileListed.stdout.contains("\u{202E}")
+                && hostileListed.stdout.contains(#"red\u{1B}[31m\nforged line\u{202E}"#), "\(hostileListed.stdout)")
         #expect(hostileListed.stdout.split(separator: "\n").count == 2, "one row for one link")
 
         let revoked = try run(["links", "revoke", linkID])

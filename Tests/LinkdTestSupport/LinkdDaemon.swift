@@ -7,6 +7,14 @@ import FoundationNetworking
 public final class LinkdDaemon: @unchecked Sendable {
     /// The child process.
     public let process: Process
+    /// The variables it was started with (beyond the inherited ones).
+    public let environment: [String: String]
+    /// Its `--data-dir`, when it was given one.
+    public var dataDir: String? {
+        guard let arguments = process.arguments, let flag = arguments.firstIndex(of: "--data-dir"), flag + 1 < arguments.count
+        else { return nil }
+        return arguments[flag + 1]
+    }
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
     /// The file holding the admin key made on first start, as the daemon printed its path (nil on later starts of the
@@ -74,6 +82,7 @@ public final class LinkdDaemon: @unchecked Sendable {
         binary: String? = LinkdProcess.binary
     ) throws {
         guard let binary else { throw LinkdProcess.BinaryNotFound() }
+        self.environment = environment
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve"] + serveArguments

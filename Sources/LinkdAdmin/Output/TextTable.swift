@@ -1,3 +1,5 @@
+import PrintableText
+
 /// A plain-text table for a terminal: a header row, columns padded to their widest cell, two spaces between.
 /// Cells come from the server (titles, owners, labels): control characters are shown escaped (`\n`, `\u{1B}`), so
 /// no cell can move the cursor, recolour the terminal or forge a line.
@@ -26,22 +28,9 @@ public struct TextTable: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
-    /// `text` with every control character escaped.
+    /// `text` with every control, separator and format character escaped (`PrintableText`).
     public static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            // Controls (ESC, BEL, …) and format characters (bidirectional overrides) but the zero-width joiner of emoji.
-            case _ where scalar.properties.generalCategory == .control
-                || (scalar.properties.generalCategory == .format && scalar != "\u{200D}"):
-                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        PrintableText.escaped(text)
     }
 }
 

@@ -159,6 +159,7 @@ struct AdminService: Sendable {
         guard !label.isEmpty, label.unicodeScalars.count <= Self.maxLabelLength else {
             throw APIError(.unprocessableContent, .unprocessable, "label must be 1–\(Self.maxLabelLength) characters")
         }
+        try LinkService.checkPrintable(label, field: "label") { APIError(.unprocessableContent, .unprocessable, $0) }
         switch (kind, app) {
         case (.client, let app?): try requireApp(app)
         case (.client, nil): throw APIError(.unprocessableContent, .unprocessable, "a client key needs 'app'")
@@ -232,6 +233,7 @@ struct AdminService: Sendable {
         guard !owner.isEmpty, owner.unicodeScalars.count <= LinkService.Caps.ownerLength else {
             throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerLength) characters")
         }
+        try LinkService.checkPrintable(owner, field: "owner") { APIError(.unprocessableContent, .unprocessable, $0) }
     }
 
     @discardableResult

@@ -1,4 +1,5 @@
 import Foundation
+import PrintableText
 import LinkRouter
 import LinkStore
 import TokenSigning
@@ -348,6 +349,21 @@ final class LinkService: Sendable {
         if let title = request.title, title.unicodeScalars.count > Caps.titleLength {
             throw refuse("title is at most \(Caps.titleLength) characters")
         }
+        var texts: [(field: String, text: String?)] = [("route", request.route), ("owner", request.owner), ("title", request.title)]
+        for (name, value) in params.sorted(by: { $0.key < $1.key }) {
+            texts += [("a param name", name), ("param '\(PrintableText.escaped(name))'", value)]
+        }
+        for (field, text) in texts {
+            if let text { try checkPrintable(text, field: field) { refuse($0) } }
+        }
+    }
+
+    /// Refuses text that would reach a log, a page or a terminal with characters that forge lines or reorder what is
+    /// shown (`PrintableText.isUnsafe`): the error names the field, the character and its position.
+    static func checkPrintable<E: Error>(_ text: String, field: String, _ refusal: (String) -> E) throws(E) {
+        guard let (scalar, offset) = PrintableText.firstUnsafe(in: text) else { return }
+        throw refusal("\(field) must not contain control, line-separator or format characters "
+            + "(\(PrintableText.name(scalar)) at character \(offset + 1))")
     }
 
     /// Runs a store call; a store failure becomes `storeUnavailable` (the API's 503, never a 500), an existing id

@@ -22,6 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
+        EscapingLogHandler.bootstrap()  // no line of the daemon's log can be forged by the text it logs
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.load(
