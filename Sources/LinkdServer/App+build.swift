@@ -105,7 +105,8 @@ public func buildServer(
     let instance = InstanceIdentity.make()
     let admin = AdminService(
         store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
-        publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger))
+        publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger),
+        backupsDirectory: configuration.dataDir + "/backups")
     AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     AppRoutes(admin: admin, auth: auth).register(on: router)
     let webhookSettings = configuration.webhookDelivery

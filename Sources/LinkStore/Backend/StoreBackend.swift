@@ -141,6 +141,10 @@ public protocol StoreBackend: LinkTable, LinkListing, SigningKeyTable, APIKeyTab
 {
     /// Succeeds when the database answers (readiness), within a short limit.
     func ping() async throws
+    /// Writes a consistent copy of the whole database to the new file `path` while the store serves (SQLite's
+    /// online backup, in one step from one read transaction: writers go on, in WAL mode nothing waits for it); the
+    /// copy's size in bytes. A shared PostgreSQL store has no such copy: `unsupported` (back it up with `pg_dump`).
+    func backup(to path: String) async throws -> Int
     /// Releases connections; the backend answers no more calls after it.
     func close() async
 }

@@ -2,7 +2,7 @@
 public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
     /// The machine code of a store error.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String { case notFound, conflict, storage, configuration }
+        private enum Value: String { case notFound, conflict, storage, configuration, unsupported }
         private let value: Value
         private init(_ value: Value) { self.value = value }
         /// No such record.
@@ -13,6 +13,8 @@ public struct LinkStoreError: Error, Sendable, CustomStringConvertible {
         public static let storage = Code(.storage)
         /// The store's configuration is wrong (a bad database URL).
         public static let configuration = Code(.configuration)
+        /// This kind of store cannot do it (a backup of PostgreSQL).
+        public static let unsupported = Code(.unsupported)
         /// The code's name, e.g. `storage`.
         public var description: String { value.rawValue }
     }

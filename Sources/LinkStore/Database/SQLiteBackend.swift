@@ -39,6 +39,29 @@ public final class SQLiteBackend: StoreBackend {
         _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
+    /// Copies the database into the new file `path` (refused when it exists) from one read transaction, in one
+    /// backup step: a snapshot as of the step's start, taken while writers go on (WAL). Runs on a thread of its own.
+    public func backup(to path: String) async throws -> Int {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw LinkStoreError(.conflict, "\(path) exists: a backup never replaces a file")
+        }
+        let pool = self.pool
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    let copy = try DatabaseQueue(path: path)
+                    try pool.backup(to: copy)
+                    try copy.close()
+                    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                    continuation.resume(returning: size)
+                } catch {
+                    try? FileManager.default.removeItem(atPath: path)
+                    continuation.resume(throwing: LinkStoreError(.storage, "the backup to \(path) failed: \(error)"))
+                }
+            }
+        }
+    }
+
     /// Nothing to release: GRDB closes the pool with the backend.
     public func close() async {}
 

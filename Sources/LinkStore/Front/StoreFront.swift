@@ -218,9 +218,18 @@ public final class StoreFront: Sendable {
         try await backend.withKeyLock(body)
     }
 
+    // MARK: Backups
+
+    /// A consistent copy of the embedded store in the new file `path`, made while it serves; its size in bytes
+    /// (`StoreBackend.backup`). `unsupported` on PostgreSQL.
+    public func backup(to path: String) async throws -> Int {
+        try await backend.backup(to: path)
+    }
+
     // MARK: Audit log
 
-    /// Appends an audit entry that records no change (an action's own entry goes with it: the `audit` parameters).
+    /// Appends an audit entry that records no change (an action's own entry goes with it: the `audit` parameters),
+    /// such as a backup's.
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await backend.appendAudit(entry)
     }

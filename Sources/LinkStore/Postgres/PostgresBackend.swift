@@ -90,6 +90,12 @@ public final class PostgresBackend: StoreBackend {
         _ = await poolTask.value
     }
 
+    /// No copy from here: the database is the operator's, backed up with PostgreSQL's own tools.
+    public func backup(to path: String) async throws -> Int {
+        throw LinkStoreError(.unsupported, "the store is PostgreSQL: back it up with pg_dump or your database's own backups "
+            + "(and keep the master key: docs/deploy.md, \"Backups\")")
+    }
+
     /// Succeeds when the database answers, within 2 s (readiness).
     public func ping() async throws {
         try await run("ping", timeout: .seconds(2)) { [client] in _ = try await client.query("SELECT 1").collect() }

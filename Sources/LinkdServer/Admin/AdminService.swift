@@ -19,6 +19,8 @@ struct AdminService: Sendable {
     let instance: InstanceIdentity
     /// Publishes, rolls back and retires manifests.
     let publisher: ManifestPublisher
+    /// Where backups of the embedded store go: `<dataDir>/backups`.
+    let backupsDirectory: String
 
     /// Most audit entries one request returns.
     static let maxAuditEntries = 1000

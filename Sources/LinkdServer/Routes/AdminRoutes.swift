@@ -13,7 +13,8 @@ import TokenSigning
 /// - `POST /v1/admin/keys/{app}/{kid}/retire` stops a key verifying (refused for an active key: rotate first);
 /// - `POST /v1/admin/revocations` `{app, owner}` revokes every active link of an owner;
 /// - `POST|GET /v1/admin/api-keys`, `DELETE /v1/admin/api-keys/{id}`: client and admin keys (secret shown once);
-/// - `GET /v1/admin/audit[?limit=&actor=&action=&app=]`: the newest audit entries, filtered.
+/// - `GET /v1/admin/audit[?limit=&actor=&action=&app=]`: the newest audit entries, filtered;
+/// - `POST /v1/admin/backup`: a consistent copy of the embedded store in `<dataDir>/backups/`.
 /// The actions themselves are `AdminService`'s (the console calls the same ones); this is their JSON front door.
 struct AdminRoutes: Sendable {
     /// The admin actions (validation, audit entries, store calls), shared with the console.
@@ -87,6 +88,19 @@ struct AdminRoutes: Sendable {
         admin.get("api-keys") { try await listAPIKeys($0, $1) }
         admin.delete("api-keys/{id}") { try await revokeAPIKey($0, $1) }
         admin.get("audit") { try await auditLog($0, $1) }
+        admin.post("backup") { try await backup($0, $1) }
+    }
+
+    private struct BackupView: Encodable { let file: String; let bytes: Int; let durationMs: Int; let createdAt: Date }
+
+    /// `POST /v1/admin/backup`: a consistent copy of the embedded store, made while it serves.
+    private func backup(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
+        let caller = try await auth.admin(request, client: context.clientAddress)
+        let made = try await admin.backup(by: caller, logger: context.logger)
+        let (seconds, attoseconds) = made.duration.components
+        let milliseconds = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        return try JSONBody.response(
+            BackupView(file: made.file, bytes: made.bytes, durationMs: milliseconds, createdAt: made.createdAt), status: .created)
     }
 
     /// `GET /v1/admin/keys[?app=]`: the signing keys (never their secrets).

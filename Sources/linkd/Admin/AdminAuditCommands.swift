@@ -30,3 +30,20 @@ struct AdminAudit: AdminVerb {
         ]).render()
     }
 }
+
+/// `linkd admin backup`: a consistent copy of the daemon's embedded store, made while it serves.
+struct AdminBackup: AdminVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy the daemon's SQLite store while it serves, into its data directory's backups/ (docs/deploy.md, \"Backups\").",
+        discussion: "A PostgreSQL store is backed up with pg_dump instead. Keep the master key with the copies: without it nothing sealed can be opened.")
+    @OptionGroup var connection: ConnectionOptions
+
+    func request() -> AdminRequest { AdminRequest("POST", ["v1", "admin", "backup"]) }
+    func render(_ answer: [String: Any]) -> String {
+        let result = JSONText(answer)
+        return FieldList([
+            ("backup", result["file"]), ("bytes", result["bytes"]), ("took ms", result["durationMs"]), ("at", result["createdAt"]),
+        ]).render()
+    }
+}

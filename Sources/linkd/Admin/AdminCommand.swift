@@ -16,7 +16,7 @@ struct AdminCommand: AsyncParsableCommand {
             """,
         subcommands: [
             AdminKeysCommand.self, AdminLinksCommand.self, AdminRevokeOwner.self, AdminAPIKeysCommand.self, AdminAudit.self,
-            AdminWebhooksCommand.self, AdminStatsCommand.self, AdminAppsCommand.self,
+            AdminWebhooksCommand.self, AdminStatsCommand.self, AdminAppsCommand.self, AdminBackup.self,
         ])
 }
 

@@ -39,6 +39,9 @@ final class FaultInjectingBackend: StoreBackend {
     /// How many times the store was pinged (readiness checks).
     var pings: Int { pingCount.withLock { $0 } }
 
+    func backup(to path: String) async throws -> Int {
+        try check(); return try await base.backup(to: path)
+    }
     func ping() async throws {
         pingCount.withLock { $0 += 1 }
         try check()
