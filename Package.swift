@@ -36,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
-        // C libraries, through pkg-config. Only TokenSigning imports COpenSSL; only the HTTP client imports CCurl.
+        // C libraries, through pkg-config. Only TokenSigning and ACME import COpenSSL; only the HTTP client imports CCurl.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -63,6 +63,13 @@ let package = Package(
         .target(
             name: "TokenSigning",
             dependencies: ["COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        // An ACME (RFC 8555) client: the account key (P-256, ES256 JWS), HTTP-01 challenges, CSRs and certificate
+        // chains through OpenSSL, requests through OutboundHTTP.
+        .target(
+            name: "ACME",
+            dependencies: ["COpenSSL", "OutboundHTTP", "TokenSigning"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -247,6 +254,20 @@ let package = Package(
         .testTarget(
             name: "OutboundHTTPTests",
             dependencies: ["OutboundHTTP", "LinkdTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // The ACME client against a real ACME server (pebble on loopback, scripts/test-pebble.sh), with a NIO HTTP
+        // server answering its HTTP-01 challenges.
+        .testTarget(
+            name: "ACMETests",
+            dependencies: [
+                "ACME",
+                "OutboundHTTP",
+                "LinkdTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -166,6 +166,12 @@ public enum OutboundHTTP {
                             // An empty proxy turns off the one the environment names (curl copies the string).
                             _ = "".withCString { CCurlShims_easy_setopt_ptr(handle, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) }
                         }
+                        if let caFile = request.caCertificatesFile {
+                            // Only this file's authorities (no CA directory besides); curl copies the path, and a file
+                            // that cannot be read fails the handshake (`tls`).
+                            _ = caFile.withCString { CCurlShims_easy_setopt_ptr(handle, CURLOPT_CAINFO, UnsafeMutableRawPointer(mutating: $0)) }
+                            _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_CAPATH, nil)
+                        }
                         if resolveList != nil {
                             _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_RESOLVE, resolveList.map { UnsafeMutableRawPointer($0) })
                         }

@@ -57,13 +57,18 @@ public struct OutboundRequest: Sendable {
     /// address they checked — through a proxy, the address check would see the proxy and the proxy would resolve
     /// the target. `linkd admin`, an operator's client, keeps the environment's proxy.
     public var usesEnvironmentProxy: Bool
+    /// A PEM file of the certificate authorities to trust for this request's TLS instead of the system's
+    /// (curl's `CURLOPT_CAINFO`), for a private server such as a test ACME CA; nil: the system's trust store.
+    public var caCertificatesFile: String?
 
     /// A request; `allowedSchemes` is `http,https`, nothing is pinned and every address allowed unless given.
     public init(
         method: String = "GET", url: String, headers: [OutboundHeader] = [], body: [UInt8] = [],
         limits: OutboundLimits, allowedSchemes: String = "http,https", pinnedAddresses: [String] = [],
-        allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil, usesEnvironmentProxy: Bool = false
+        allowsAddress: (@Sendable (_ address: [UInt8]) -> Bool)? = nil, usesEnvironmentProxy: Bool = false,
+        caCertificatesFile: String? = nil
     ) {
+        self.caCertificatesFile = caCertificatesFile
         self.allowsAddress = allowsAddress
         self.usesEnvironmentProxy = usesEnvironmentProxy
         self.method = method
