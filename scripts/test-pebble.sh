@@ -31,6 +31,7 @@ print_env() {
   echo "PEBBLE_CA_FILE=$dir/ca.pem"
   echo "PEBBLE_MANAGEMENT_URL=https://127.0.0.1:15000"
   echo "PEBBLE_HTTP_PORT=$http_port"
+  echo "PEBBLE_DNS_MANAGEMENT_URL=http://127.0.0.1:$dns_management_port"
 }
 # The pid in FILE, if that process is alive.
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Hummingbird
 import HummingbirdCore
+import ACME
 import LinkRouter
 public import LinkStore
 public import Logging
@@ -36,12 +37,14 @@ public struct Daemon<App: ApplicationProtocol> {
 ///   - wrapBackend: wraps the opened store's backend (the tests put a fault-injecting one around it); identity by default.
 ///   - onListening: called with the bound port once the server listens (port 0 picks one).
 ///   - onOpsListening: called with the ops listener's bound port once it listens (only with `opsPort` set).
+///   - onTLSListening: called with the TLS listener's bound port once it listens (only with `tls.port` set).
 public func buildServer(
     configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
     logger: Logger = Logger(label: "linkd"),
     wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 },
     onListening: @escaping @Sendable (Int) async -> Void = { _ in },
-    onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
+    onTLSListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> Daemon<some ApplicationProtocol> {
     var logger = logger
     logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
@@ -51,6 +54,10 @@ public func buildServer(
     // anything is written to the data directory.
     let files = try ServerBootstrap.loadManifestFiles(configuration.manifests, environment: environment)
     let pages = try TemplateSet.load(configuration)
+    let certificates = TLSCertificates()
+    do { certificates.installFiles(try TLSCertificates.read(configuration.tls.certificates)) } catch {
+        throw ConfigurationError(message: "tls.certificates: \(error)")
+    }
     try DataDirectory.prepare(configuration.dataDir)
     DaemonDataDirectory.mark(configuration.dataDir)  // so `linkd token keyring …` refuses this directory
     // The templates, read once; every snapshot of the manifests in force renders with them.
@@ -138,6 +145,10 @@ public func buildServer(
         links: links, apps: apps, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
     )).register(on: router)
     StatsRoutes(links: links, auth: auth).register(on: router)
+    // Automatic certificates: HTTP-01 answers on the listeners, the orders in a service of their own.
+    let acme = configuration.acme.isEnabled ? ACMEChallengeAnswers(store: store) : nil
+    let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
+    acme?.register(on: router)
     // The admin console: here, or on the ops listener (`adminConsole`).
     if configuration.consolePlacement == .public { console?.register(on: router) }
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
@@ -152,8 +163,10 @@ public func buildServer(
     let statsFlusher = StatsFlushService(
         buffer: statsBuffer, store: store, metrics: analyticsMetrics,
         interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
-    // The hot routes answered on the event loop when memory has all they need.
+    // The hot routes answered on the event loop when memory has all they need (on the plain listener only when it
+    // does not send everything to HTTPS).
     let fastRoutes = configuration.fastPath ? hotRoutes : nil
+    let redirectPort = configuration.tls.isEnabled && configuration.tls.redirectHTTP ? BoundPort(configuration.tls.port ?? 0) : nil
     let serverName = "linkd"
     let connections = ConnectionCounter(limits: configuration.edgeLimits, metrics: metrics)
     let eventLoopGroup: EventLoopGroupProvider = configuration.eventLoopThreads > 0
@@ -163,13 +176,23 @@ public func buildServer(
         configuration: configuration, health: health, console: configuration.consolePlacement == .ops ? console : nil,
         metrics: metrics, serverName: serverName,
         eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
+    let responder = HeadResponder(base: router.router.buildResponder())
+    // With `tls.port` set, the same responder and fast path behind TLS, on a listener of its own.
+    let tls = configuration.tls.isEnabled ? [try tlsApplication(
+        configuration: configuration, responder: responder, routes: fastRoutes, certificates: certificates,
+        connections: connections, clients: clients, serverName: serverName, eventLoopGroup: eventLoopGroup, logger: logger,
+        onListening: { port in
+            redirectPort?.port = port
+            await onTLSListening(port)
+        })] : []
     let application = Application(
-        responder: HeadResponder(base: router.router.buildResponder()),
+        responder: HTTPSRedirectResponder(base: responder, tlsPort: redirectPort),
         server: HTTPServerBuilder { responder in
             EdgeChannel(
                 base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: EdgeLimits.maxHeadBytes, maxHeaderListSize: EdgeLimits.maxHeadBytes))),
-                routes: fastRoutes, serverName: serverName, limits: configuration.edgeLimits, connections: connections,
+                routes: redirectPort == nil ? fastRoutes : nil, serverName: serverName, limits: configuration.edgeLimits,
+                connections: connections,
                 clients: clients)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
@@ -180,7 +203,17 @@ public func buildServer(
         // The ops listener, last, stops right after the public one.
         services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), statsFlusher, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
                    HeartbeatService(store: store, identity: instance, logger: logger),
-                   ManifestReloadService(publisher: admin.publisher, paths: configuration.manifests, logger: logger)] + ops,
+                   ManifestReloadService(publisher: admin.publisher, paths: configuration.manifests, logger: logger)] + ops + tls
+            + (configuration.tls.certificates.isEmpty ? [] : [TLSCertificateReloadService(
+                files: configuration.tls.certificates, certificates: certificates, logger: logger)])
+            + (acme.map { challenges in [ACMECertificateService(
+                client: ACMEClient(configuration: ACMEClientConfiguration(
+                    directoryURL: configuration.acme.directory ?? "", caCertificatesFile: configuration.acme.caCertificates,
+                    contactEmail: configuration.acme.email)),
+                store: store, apps: apps, certificates: certificates, challenges: challenges, masterKey: bootstrap.masterKey,
+                holder: instance.id, status: acmeStatus, logger: logger,
+                checkInterval: .milliseconds(Int64(configuration.acme.checkIntervalSeconds * 1000)),
+                retryBase: configuration.acme.retryBaseSeconds)] } ?? []),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

@@ -124,6 +124,20 @@ public final class LinkdDaemon: @unchecked Sendable {
         }
     }
 
+    /// The rest of the first line of standard output starting with `prefix`, waiting up to `timeout` seconds for it
+    /// (a listener that reports after the first); nil when none came.
+    public func line(startingWith prefix: String, timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line.dropFirst(prefix.count)) }
+            usleep(20_000)
+        } while Date() < deadline
+        return nil
+    }
+
+    /// The TLS listener's base URL (`https://HOST:PORT`), once it reported listening.
+    public var tlsBaseURL: String? { line(startingWith: "linkd: TLS listening on ") }
+
     /// Sends `signal` and waits for the process to end. Returns false when it was still running after `timeout`
     /// seconds (it is then killed with SIGKILL), so a shutdown that hangs fails the test instead of hanging it.
     @discardableResult

@@ -20,6 +20,19 @@ public struct IssuedCertificate: Sendable, Equatable {
         return try parse(chainPEM: chainPEM, key: key, privateKeyPEM: privateKeyPEM)
     }
 
+    /// Reads a certificate an operator gave (`tls.certificates`): the chain and a private key of any type OpenSSL
+    /// reads (RSA, EC, Ed25519); `certificate` when either does not parse or the key is not the leaf's.
+    public static func inspect(chainPEM: String, privateKeyPEM: String) throws -> IssuedCertificate {
+        let chain = try X509Certificate.chain(pem: chainPEM)
+        guard let leaf = chain.first else { throw ACMEError(.certificate, "the chain holds no certificate") }
+        guard leaf.matches(privateKeyPEM: privateKeyPEM) else {
+            throw ACMEError(.certificate, "the private key does not belong to the chain's first (leaf) certificate")
+        }
+        return IssuedCertificate(
+            certificateChainPEM: chainPEM, privateKeyPEM: privateKeyPEM, hosts: leaf.dnsNames(),
+            notBefore: try leaf.notBefore(), notAfter: try leaf.notAfter())
+    }
+
     static func parse(chainPEM: String, key: P256Key, privateKeyPEM: String) throws -> IssuedCertificate {
         let chain = try X509Certificate.chain(pem: chainPEM)
         guard let leaf = chain.first else { throw ACMEError(.certificate, "the chain holds no certificate") }

@@ -58,6 +58,19 @@ final class X509Certificate {
         return out
     }
 
+    /// True when the PEM private key `pem` (any type OpenSSL reads: RSA, EC, Ed25519) is this certificate's.
+    func matches(privateKeyPEM pem: String) -> Bool {
+        let key = try? OpenSSLCalls.withMemoryBIO(Array(pem.utf8)) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+        guard let key = key ?? nil else {
+            ERR_clear_error()
+            return false
+        }
+        defer { EVP_PKEY_free(key) }
+        let ok = X509_check_private_key(x509, key) == 1
+        ERR_clear_error()
+        return ok
+    }
+
     /// True when `key` is the private key of this certificate's public key.
     func matches(_ key: P256Key) -> Bool {
         let ok = X509_check_private_key(x509, key.pkey) == 1

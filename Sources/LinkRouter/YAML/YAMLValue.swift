@@ -45,6 +45,12 @@ public struct YAMLValue {
         return mapping.map { (key: $0.key.scalar?.string ?? "", line: $0.key.mark?.line ?? 1, value: YAMLValue($0.value)) }
     }
 
+    /// A sequence's items in document order; nil when the value is not a sequence.
+    public func items() -> [YAMLValue]? {
+        guard case .sequence(let sequence) = node else { return nil }
+        return sequence.map(YAMLValue.init)
+    }
+
     /// Any scalar, as written (empty allowed).
     public func string() throws(TypeMismatch) -> String {
         guard case .scalar(let scalar) = node else { throw TypeMismatch(expected: "a string") }

@@ -101,6 +101,10 @@ enum Migrations {
         migrator.registerMigration("claims-v2") { db in
             try db.execute(sql: "CREATE INDEX claim_codes_link ON claim_codes (linkId, expires)")
         }
+        // Certificates for the TLS listener and the lease of the instance ordering them (`TLSSecretTable`).
+        migrator.registerMigration("tls-v1") { db in
+            for statement in TLSSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

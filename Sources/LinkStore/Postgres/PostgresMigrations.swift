@@ -79,6 +79,8 @@ enum PostgresMigrations {
         ]),
         // A link's live claim codes, counted by the statement that adds one (`insertClaim(maxPerLink:)`).
         ("claims-v2", ["CREATE INDEX claim_codes_link ON claim_codes (linkid, expires)"]),
+        // Certificates for the TLS listener and the lease of the instance ordering them (`TLSSecretTable`).
+        ("tls-v1", TLSSchema.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

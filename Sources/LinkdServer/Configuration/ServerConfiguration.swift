@@ -103,6 +103,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The most unexpired claim codes the store holds; past it store redirects go without one.
     public var maxLiveClaimCodes: Int = 1_000_000
     public var maxLiveClaimCodesPerLink: Int = 10_000
+    /// The TLS listener (`ServerConfiguration+TLS.swift`).
+    public var tls = TLSSettings()
+    /// Automatic certificates (`ServerConfiguration+TLS.swift`).
+    public var acme = ACMESettings()
     /// Claims (`POST /v1/claims/{code}`) one address may try per minute; past it: 429.
     public var claimAttemptsPerMinute: Double = 20
     /// Where the admin console is served: `public`, `ops` or `off` (`ServerConfiguration+Console.swift`).
@@ -187,6 +191,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
         case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, maxLiveClaimCodesPerLink, claimAttemptsPerMinute
         case adminConsole, adminSessionIdleSeconds, adminSessionMaxSeconds
+        case tls, acme
     }
 
     /// Sets the key `key` from a file's YAML value, read as the key's type.
@@ -232,6 +237,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .adminConsole: adminConsole = try value.string()
         case .adminSessionIdleSeconds: adminSessionIdleSeconds = try value.int()
         case .adminSessionMaxSeconds: adminSessionMaxSeconds = try value.int()
+        case .tls, .acme: break  // mappings: read with their file's path by `fromYAML`
         }
     }
 }
@@ -280,6 +286,8 @@ extension ServerConfiguration {
         if let value = environment["LINKD_TRUSTED_PROXIES"], !value.isEmpty {
             configuration.trustedProxies = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
+        try configuration.tls.read(environment: environment)
+        configuration.acme.read(environment: environment)
         try configuration.readOpsEnvironment(environment)
         configuration.readConsoleEnvironment(environment)
         if let host { configuration.host = host }
@@ -323,6 +331,8 @@ extension ServerConfiguration {
                 let known = Key.allCases.map(\.rawValue).sorted().joined(separator: ", ")
                 throw ConfigurationError(message: "\(path):\(line): unknown key '\(name)' (known: \(known))")
             }
+            if key == .tls { configuration.tls = try TLSSettings.read(value, path: path); continue }
+            if key == .acme { configuration.acme = try ACMESettings.read(value, path: path); continue }
             do { try configuration.set(key, from: value) } catch let error as YAMLValue.TypeMismatch {
                 throw ConfigurationError(message: "\(path):\(line): '\(name)' must be \(error.expected)")
             }
@@ -380,6 +390,8 @@ extension ServerConfiguration {
         try validateOps()
         try validateWebhooks()
         try validateClaims()
+        try tls.validate(plainPort: port, acme: acme.isEnabled)
+        try acme.validate(tls: tls)
     }
 }
 

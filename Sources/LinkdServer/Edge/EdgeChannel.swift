@@ -13,6 +13,8 @@ struct EdgeChannel: ServerChildChannel, HTTPChannelHandler {
     let routes: HotRouteTable?
     /// The `Server` header value.
     let serverName: String
+    /// Header lines the fast path adds to every answer (`Name: value\r\n` each; empty on the plain listener).
+    var addedFields = ""
     /// Every connection's time limits and caps.
     let limits: EdgeLimits
     /// The open connections (shared by all of them).
@@ -26,7 +28,9 @@ struct EdgeChannel: ServerChildChannel, HTTPChannelHandler {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            let edge = EdgeHandler(routes: routes, serverName: serverName, limits: limits, connections: connections, clients: clients)
+            let edge = EdgeHandler(
+                routes: routes, serverName: serverName, addedFields: addedFields, limits: limits, connections: connections,
+                clients: clients)
             try operations.addHandler(edge, position: .before(decoder))
             return value
         }

@@ -158,7 +158,7 @@ extension EdgeHandler {
             return
         }
         wire.write(NIOAny(IOData.byteBuffer(answer.wirePrefix)), promise: nil)
-        wire.write(NIOAny(IOData.byteBuffer(answer.wireTrailer(date: date.current(), server: serverName, allocator: channel.allocator))), promise: nil)
+        wire.write(NIOAny(IOData.byteBuffer(answer.wireTrailer(date: date.current(), server: serverName, addedFields: addedFields, allocator: channel.allocator))), promise: nil)
         wire.writeAndFlush(NIOAny(IOData.byteBuffer(answer.body))).whenComplete { _ in
             channel.close(promise: nil)
         }

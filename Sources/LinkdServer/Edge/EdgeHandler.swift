@@ -36,6 +36,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// What the fast path answers; nil: every request goes to Hummingbird (`fastPath: false`).
     let routes: HotRouteTable?
     let serverName: String
+    /// Header lines added to every answer of the fast path (`Name: value\r\n` each): HSTS on the TLS listener.
+    let addedFields: String
     let limits: EdgeLimits
     let connections: ConnectionCounter
     let clients: ClientAddresses
@@ -79,9 +81,13 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var clock = ConnectionClock()
 
     /// A handler for one connection.
-    init(routes: HotRouteTable?, serverName: String, limits: EdgeLimits, connections: ConnectionCounter, clients: ClientAddresses) {
+    init(
+        routes: HotRouteTable?, serverName: String, addedFields: String = "", limits: EdgeLimits, connections: ConnectionCounter,
+        clients: ClientAddresses
+    ) {
         self.routes = routes
         self.serverName = serverName
+        self.addedFields = addedFields
         self.limits = limits
         self.connections = connections
         self.clients = clients
@@ -166,7 +172,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 if let routes, let candidate = routes.candidate(head, bytes: request, at: .now),
                    let response = routes.answer(candidate, client: client(head, request)), let wire {
                     // Three buffers, one writev: the shared head, this response's length and date, the shared body.
-                    let trailer = response.wireTrailer(date: date.current(), server: serverName, allocator: context.channel.allocator)
+                    let trailer = response.wireTrailer(
+                        date: date.current(), server: serverName, addedFields: addedFields, allocator: context.channel.allocator)
                     wire.write(NIOAny(IOData.byteBuffer(response.wirePrefix)), promise: nil)
                     wire.write(NIOAny(IOData.byteBuffer(trailer)), promise: nil)
                     wire.write(NIOAny(IOData.byteBuffer(response.body)), promise: nil)

@@ -60,15 +60,17 @@ struct ReadyResponse: Sendable {
 
     /// What follows the header fields on the wire: `Content-Length`, `Date`, `Server` and the blank line — the
     /// fields Hummingbird adds, in its order. The body comes after.
-    func wireTrailer(date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: 80 + server.utf8.count)
+    func wireTrailer(date: String, server: String, addedFields: String = "", allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 80 + server.utf8.count + addedFields.utf8.count)
         buffer.writeStaticString("Content-Length: ")
         buffer.writeString(String(body.readableBytes))
         buffer.writeStaticString("\r\nDate: ")
         buffer.writeString(date)
         buffer.writeStaticString("\r\nServer: ")
         buffer.writeString(server)
-        buffer.writeStaticString("\r\n\r\n")
+        buffer.writeStaticString("\r\n")
+        buffer.writeString(addedFields)
+        buffer.writeStaticString("\r\n")
         return buffer
     }
 

@@ -43,6 +43,29 @@ public struct MasterKey: Sendable, CustomStringConvertible, CustomDebugStringCon
         return key
     }
 
+    /// `plaintext` sealed for storage (AES-256-GCM), bound to `name` (a sealed value copied under another name does
+    /// not open): the ACME account key and certificate keys in the store.
+    public func seal(_ plaintext: [UInt8], name: String) throws(TokenError) -> [UInt8] {
+        do { return try AESGCM.seal(plaintext, key: bytes, aad: Self.sealingAAD(name: name)) } catch let error as TokenError {
+            throw error
+        } catch {
+            throw TokenError(.sealing, "\(error)")
+        }
+    }
+
+    /// Opens a value sealed by `seal(_:name:)`; `sealing` when the master key or the name differs.
+    public func open(_ sealed: [UInt8], name: String) throws(TokenError) -> [UInt8] {
+        do { return try AESGCM.open(sealed, key: bytes, aad: Self.sealingAAD(name: name)) } catch let error as TokenError {
+            throw error
+        } catch {
+            throw TokenError(.sealing, "\(error)")
+        }
+    }
+
+    private static func sealingAAD(name: String) -> [UInt8] {
+        Array("linkd-sealed-value-v1\u{0}".utf8) + Array(name.utf8)
+    }
+
     public var description: String { "MasterKey(redacted)" }
     public var debugDescription: String { description }
 }

@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
                 onListening: { port in Self.say("linkd: listening on http://\(configuration.host):\(port)") },
                 onOpsListening: { port in
                     Self.say("linkd: ops listener (/metrics, /readyz, /healthz) on http://\(configuration.resolvedOpsHost):\(port)")
+                },
+                onTLSListening: { port in
+                    Self.say("linkd: TLS listening on https://\(configuration.tls.host ?? configuration.host):\(port)")
                 })
             if let file = server.initialAdminKeyFile {
                 Self.say(Self.initialAdminKeyNotice(file: file))

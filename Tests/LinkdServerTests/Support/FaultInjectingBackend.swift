@@ -160,4 +160,20 @@ extension FaultInjectingBackend {
         try check()
         return try await base.liveLinksByRoute(app: app, now: now)
     }
+
+    func tlsSecrets(prefix: String) async throws -> [StoredTLSSecret] {
+        try check(); return try await base.tlsSecrets(prefix: prefix)
+    }
+    func saveTLSSecret(_ secret: StoredTLSSecret) async throws {
+        try check(); try await base.saveTLSSecret(secret)
+    }
+    func deleteTLSSecret(name: String) async throws {
+        try check(); try await base.deleteTLSSecret(name: name)
+    }
+    func acquireLease(name: String, holder: String, until: Date, now: Date) async throws -> Bool {
+        try check(); return try await base.acquireLease(name: name, holder: holder, until: until, now: now)
+    }
+    func releaseLease(name: String, holder: String) async throws {
+        try check(); try await base.releaseLease(name: name, holder: holder)
+    }
 }

@@ -1,0 +1,197 @@
+import Foundation
+import LinkdTestSupport
+import Testing
+
+/// `linkd serve` on HTTPS as an operator runs it: certificates from PEM files chosen by SNI, re-read when they
+/// change without dropping open connections, the plain listener redirecting, HSTS, TLS 1.2+ only, the handshake's
+/// time limit; and certificates from a real ACME server (pebble). Clients are curl, openssl and python3's ssl.
+@Suite("HTTPS", .serialized)
+struct TLSTests {
+    static let handz = "links.handz.example", coin = "links.coin.example"
+
+    /// Runs curl against the TLS listener with `host` resolved to `address`, trusting `ca`: status, headers, body.
+    static func curl(_ url: String, host: String, port: Int, address: String = "127.0.0.1", ca: String, extra: [String] = [])
+        throws -> (status: Int32, output: String)
+    {
+        let curl = try ExternalTool.path("curl", install: "apt-get install -y curl")
+        let result = try ExternalTool.runToEnd(curl, ["-s", "-i", "--max-time", "10", "--resolve", "\(host):\(port):\(address)", "--cacert", ca] + extra + [url])
+        return (result.status, String(decoding: result.stdout, as: UTF8.self))
+    }
+
+    /// The subject and serial of the certificate the TLS listener shows for `serverName` (nil: no SNI).
+    static func peerCertificate(port: Int, serverName: String?) throws -> String {
+        let openssl = try ExternalTool.path("openssl", install: "apt-get install -y openssl")
+        let sni = serverName.map { ["-servername", $0] } ?? ["-noservername"]
+        let shown = try ExternalTool.runToEnd(openssl, ["s_client", "-connect", "127.0.0.1:\(port)"] + sni, input: [])
+        let pem = String(decoding: shown.stdout, as: UTF8.self)
+        let details = try ExternalTool.runToEnd(openssl, ["x509", "-noout", "-subject", "-serial"], input: Array(pem.utf8))
+        return String(decoding: details.stdout, as: UTF8.self)
+    }
+
+    static func port(_ url: String?) throws -> Int { try #require(url?.split(separator: ":").last.flatMap { Int($0) }) }
+
+    @Test("certificates by SNI from PEM files, HSTS, TLS 1.2+, the plain listener's 308, the handshake's time limit")
+    func filesAndSNI() async throws {
+        let ca = try TestCertificates()
+        let handz = try ca.issue("handz", hosts: [Self.handz])
+        let coin = try ca.issue("coin", hosts: [Self.coin], rsa: true)
+        let config = temporaryDataDir() + "-tls.yaml"
+        try """
+            tls:
+              port: 0
+              certificates:
+                - { certificate: \(handz.certificate), privateKey: \(handz.privateKey) }
+                - { certificate: \(coin.certificate), privateKey: \(coin.privateKey) }
+              redirectHTTP: true
+              hstsMaxAgeSeconds: 600
+              handshakeTimeoutSeconds: 0.5
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config])
+        defer { daemon.stop() }
+        let port = try Self.port(daemon.tlsBaseURL)
+        let admin = try #require(daemon.initialAdminKey)
+
+        // The admin API and a share page over HTTPS, HSTS on the router's answers and the fast path's alike.
+        let created = try Self.curl("https://\(Self.handz):\(port)/v1/links", host: Self.handz, port: port, ca: ca.caFile, extra: [
+            "-H", "Authorization: Bearer \(admin)", "-H", "Content-Type: application/json",
+            "-d", #"{"app":"handz","params":{"flowId":"8a6c2f1e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"}}"#,
+        ])
+        #expect(created.output.hasPrefix("HTTP/1.1 201") && created.output.lowercased().contains("strict-transport-security: max-age=600"), "\(created.output)")
+        let token = try #require(created.output.range(of: #""token":"([A-Za-z0-9_-]+)""#, options: .regularExpression)
+            .map { String(created.output[$0].dropFirst(9).dropLast()) })
+        let page = try Self.curl("https://\(Self.handz):\(port)/s/\(token)", host: Self.handz, port: port, ca: ca.caFile)
+        #expect(page.output.hasPrefix("HTTP/1.1 200") && page.output.lowercased().contains("strict-transport-security: max-age=600"))
+        let aasa = try Self.curl("https://\(Self.handz):\(port)/.well-known/apple-app-site-association", host: Self.handz, port: port, ca: ca.caFile)
+        #expect(aasa.output.hasPrefix("HTTP/1.1 200") && aasa.output.contains("ABCDE12345.com.handz.app"))
+
+        // SNI picks the certificate (an RSA one for coin); no SNI gets the first.
+        #expect(try Self.peerCertificate(port: port, serverName: Self.coin).contains("CN = \(Self.coin)"))
+        #expect(try Self.peerCertificate(port: port, serverName: Self.handz).contains("CN = \(Self.handz)"))
+        #expect(try Self.peerCertificate(port: port, serverName: nil).contains("CN = \(Self.handz)"))
+        #expect(try Self.curl("https://\(Self.coin):\(port)/healthz", host: Self.coin, port: port, ca: ca.caFile).output.hasPrefix("HTTP/1.1 200"))
+        // TLS 1.1 is refused at the handshake.
+        #expect(try Self.curl("https://\(Self.handz):\(port)/healthz", host: Self.handz, port: port, ca: ca.caFile, extra: ["--tls-max", "1.1"]).status != 0)
+
+        // The plain listener: 308 to HTTPS, but health checks and ACME challenges are its own.
+        let plain = try #require(URL(string: daemon.baseURL)?.port)
+        let redirected = try RawConnection(port: plain)
+        try await redirected.send("GET /library?tab=1 HTTP/1.1\r\nHost: \(Self.handz)\r\n\r\n")
+        let answer = try await redirected.readHead()
+        #expect(answer.status == 308)
+        #expect(answer.header("location") == "https://\(Self.handz):\(port)/library?tab=1")
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + "/healthz").status == 200)
+        #expect(try await TestHTTP.send("GET", daemon.baseURL + "/.well-known/acme-challenge/abc").status == 404)
+
+        // A client that connects and never says hello is closed at the handshake's time limit.
+        let silent = try RawConnection(port: port)
+        let started = Date()
+        #expect(await silent.isClosedByServer())
+        #expect(Date().timeIntervalSince(started) < 5, "closed after \(Date().timeIntervalSince(started)) s")
+    }
+
+    @Test("a renewed certificate file is served to new connections without a restart; open connections carry on; a broken one is refused")
+    func reload() async throws {
+        let ca = try TestCertificates()
+        let files = try ca.issue("handz", hosts: [Self.handz])
+        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), environment: [
+            "LINKD_TLS_PORT": "0", "LINKD_TLS_CERTIFICATES": "\(files.certificate):\(files.privateKey)", "LINKD_LOG_LEVEL": "notice",
+        ])
+        defer { daemon.stop() }
+        let port = try Self.port(daemon.tlsBaseURL)
+        let before = try Self.peerCertificate(port: port, serverName: Self.handz)
+
+        // A keep-alive connection opened before the renewal (python3's ssl), asked again after it.
+        let script = """
+            import socket, ssl, sys
+            context = ssl.create_default_context(cafile=sys.argv[1])
+            conn = context.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[2]))), server_hostname=sys.argv[3])
+            def ask():
+                conn.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                data = b""
+                while b"\\r\\n\\r\\n" not in data or len(data.split(b"\\r\\n\\r\\n", 1)[1]) < 15:
+                    data += conn.recv(4096)
+                return data.split(b"\\r\\n", 1)[0].decode()
+            print(ask(), flush=True)
+            sys.stdin.readline()
+            print(ask(), flush=True)
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", script, ca.caFile, String(port), Self.handz]
+        let input = Pipe(), output = Pipe()
+        python.standardInput = input
+        python.standardOutput = output
+        try python.run()
+        let first = output.fileHandleForReading.availableData
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+
+        // A new certificate for the same name written over the files, as a renewal tool does.
+        let renewed = try ca.issue("renewed", hosts: [Self.handz])
+        try FileManager.default.removeItem(atPath: files.privateKey)
+        try FileManager.default.copyItem(atPath: renewed.privateKey, toPath: files.privateKey)
+        try FileManager.default.removeItem(atPath: files.certificate)
+        try FileManager.default.copyItem(atPath: renewed.certificate, toPath: files.certificate)
+        var after = before
+        for _ in 0..<50 where after == before {
+            try await Task.sleep(for: .milliseconds(200))
+            after = try Self.peerCertificate(port: port, serverName: Self.handz)
+        }
+        #expect(after != before && after.contains("CN = \(Self.handz)"), "the renewed certificate is served: \(after)")
+        input.fileHandleForWriting.write(Data("\n".utf8))
+        python.waitUntilExit()
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(python.terminationStatus == 0 && rest.hasPrefix("HTTP/1.1 200"), "the open connection carried on: \(rest)")
+
+        // A key that is not the chain's (half a renewal) is refused whole; the certificate in use stays.
+        let other = try ca.issue("other", hosts: ["other.example"])
+        try FileManager.default.removeItem(atPath: files.privateKey)
+        try FileManager.default.copyItem(atPath: other.privateKey, toPath: files.privateKey)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .seconds(3))
+        #expect(daemon.errorOutput.contains("TLS certificates not read; the ones in use stay"), "\(daemon.errorOutput)")
+        #expect(try Self.peerCertificate(port: port, serverName: Self.handz) == after)
+    }
+
+    @Test("acme: a certificate from pebble (HTTP-01 on the plain listener) for every host, stored sealed, kept across a restart")
+    func acmeWithPebble() async throws {
+        let pebble: PebbleServer
+        switch PebbleServer.shared() {
+        case .success(let server): pebble = server
+        case .failure(let error): try Test.cancel("pebble could not be started, so this test is skipped: \(error)")
+        }
+        // pebble validates links.handz.example at 127.0.0.2 on its HTTP-01 port: linkd's plain listener.
+        try pebble.point(Self.handz, to: "127.0.0.2")
+        let dataDir = temporaryDataDir()
+        let environment = [
+            "LINKD_MANIFESTS": LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml").path,
+            "LINKD_TLS_PORT": "0", "LINKD_TLS_REDIRECT": "true", "LINKD_ACME_DIRECTORY": pebble.directoryURL,
+            "LINKD_ACME_CA_CERTIFICATES": pebble.caFile, "LINKD_ACME_EMAIL": "ops@links.handz.example", "LINKD_LOG_LEVEL": "notice",
+        ]
+        let arguments = ["--port", String(pebble.httpPort), "--data-dir", dataDir, "--host", "127.0.0.2"]
+        let first = try LinkdDaemon(serveArguments: arguments, workingDirectory: LinkdProcess.repositoryRoot, environment: environment)
+        let port = try Self.port(first.tlsBaseURL)
+        let issuer = try pebble.issuerFile()
+        var aasa = (status: Int32(-1), output: "")
+        for _ in 0..<100 where !aasa.output.hasPrefix("HTTP/1.1 200") {
+            try await Task.sleep(for: .milliseconds(200))
+            aasa = try Self.curl("https://\(Self.handz):\(port)/.well-known/apple-app-site-association",
+                                 host: Self.handz, port: port, address: "127.0.0.2", ca: issuer)
+        }
+        #expect(aasa.output.hasPrefix("HTTP/1.1 200") && aasa.output.contains("ABCDE12345.com.handz.app"), "\(aasa)\n\(first.errorOutput)")
+        let metrics = try await TestHTTP.send("GET", first.baseURL + "/metrics")
+        #expect(String(decoding: metrics.body, as: UTF8.self).contains("linkd_acme_orders_total{outcome=\"issued\"} 1"))
+        #expect(first.stop())
+
+        // Restarted: the stored certificate is served at once, nothing is ordered again.
+        let second = try LinkdDaemon(serveArguments: arguments, workingDirectory: LinkdProcess.repositoryRoot, environment: environment)
+        defer { second.stop() }
+        let again = try Self.port(second.tlsBaseURL)
+        var served = (status: Int32(-1), output: "")
+        for _ in 0..<25 where !served.output.hasPrefix("HTTP/1.1 200") {
+            try await Task.sleep(for: .milliseconds(200))
+            served = try Self.curl("https://\(Self.handz):\(again)/healthz", host: Self.handz, port: again, address: "127.0.0.2", ca: issuer)
+        }
+        #expect(served.output.hasPrefix("HTTP/1.1 200"), "\(served)")
+        #expect(!second.errorOutput.contains("ordering a TLS certificate"), "\(second.errorOutput)")
+    }
+}
