@@ -3,8 +3,11 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 DATA_DIR ?= ./data
 FUZZ_SECONDS ?= 30
+PREFIX ?= /usr/local
+DESTDIR ?=
+IMAGE ?= localhost/linkd:latest
 
-.PHONY: deps test-deps build run serve demo test fuzz bench clean
+.PHONY: deps test-deps build run serve demo test fuzz bench clean install image deb test-deploy
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -26,11 +29,15 @@ serve: run
 demo: build
 	@scripts/demo.sh .build/release/linkd $(DATA_DIR)/cli
 
-## Build and run the whole test suite (starts a throwaway PostgreSQL on loopback for the store tests, stops it after).
-test: test-deps
+## Build and run the whole test suite: the Swift tests (a throwaway PostgreSQL and pebble, Let's Encrypt's test ACME
+## server, on loopback, stopped after), then the deployments from the release build (test-deploy: make install, the
+## Debian package under systemd, the container image with podman).
+test: test-deps build
 	scripts/test-postgres.sh start >/dev/null
 	swift build --build-tests
-	swift test --skip-build --no-parallel; status=$$?; scripts/test-postgres.sh stop; exit $$status
+	swift test --skip-build --no-parallel; status=$$?; scripts/test-postgres.sh stop; scripts/test-pebble.sh stop >/dev/null; \
+	  [ $$status -eq 0 ] || exit $$status
+	$(MAKE) --no-print-directory test-deploy
 
 ## The libFuzzer targets (docs/fuzzing.md): build them, run each for $(FUZZ_SECONDS) s from its seed corpus.
 fuzz: deps
@@ -38,6 +45,25 @@ fuzz: deps
 
 bench: deps
 	@scripts/bench.sh
+
+## Install the release binary, templates and demo manifests: $(DESTDIR)$(PREFIX)/bin/linkd, …/share/linkd/{templates,examples}.
+install: build
+	scripts/install.sh --prefix $(PREFIX) --destdir "$(DESTDIR)"
+
+## The container image $(IMAGE) (Containerfile) with podman, from the release binary; the base image from Debian's packages.
+image: build
+	scripts/make-image.sh $(IMAGE)
+
+## The Debian package .build/packages/linkd_<version>_<arch>.deb (hardened systemd unit, /etc/linkd/linkd.yaml).
+deb: build
+	scripts/make-deb.sh
+
+## Test the three deployments against the release binary: make install's layout, the .deb (with systemd), the image
+## (its exit 77, "SKIP: containers cannot run on this machine", passes; LINKD_REQUIRE_CONTAINERS=1 makes it fail).
+test-deploy: build
+	scripts/test-install.sh
+	scripts/test-deb.sh
+	scripts/test-image.sh || [ $$? -eq 77 ]
 
 clean:
 	rm -rf .build

@@ -4,7 +4,7 @@
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(openssl curl chromium zbar-tools postgresql)
+  want+=(openssl curl chromium zbar-tools postgresql pebble)
 fi
 missing=()
 for p in "${want[@]}"; do

@@ -75,6 +75,7 @@ public func buildServer(
     }
     let apps = bootstrap.apps
     let metrics = ServerMetrics()
+    let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
     metrics.setRevocationSetSize(store.revocations.count)
     let clicks = ClickBuffer()
     // The analytics: events counted in memory on the request path, written by `StatsFlushService`.
@@ -113,7 +114,7 @@ public func buildServer(
     let admin = AdminService(
         store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
         publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger),
-        backupsDirectory: configuration.dataDir + "/backups")
+        backupsDirectory: configuration.dataDir + "/backups", certificates: certificates, acmeStatus: acmeStatus)
     AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     AppRoutes(admin: admin, auth: auth).register(on: router)
     let webhookSettings = configuration.webhookDelivery
@@ -147,7 +148,6 @@ public func buildServer(
     StatsRoutes(links: links, auth: auth).register(on: router)
     // Automatic certificates: HTTP-01 answers on the listeners, the orders in a service of their own.
     let acme = configuration.acme.isEnabled ? ACMEChallengeAnswers(store: store) : nil
-    let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
     acme?.register(on: router)
     // The admin console: here, or on the ops listener (`adminConsole`).
     if configuration.consolePlacement == .public { console?.register(on: router) }

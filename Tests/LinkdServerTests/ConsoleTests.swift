@@ -62,6 +62,31 @@ struct ConsoleClient {
 
 @Suite("admin console: sessions, cookies, CSRF, every action audited as its key")
 struct ConsoleTests {
+    @Test("the overview lists the HTTPS certificates in use and an ACME order that fails, with its error and next attempt")
+    func certificatesOnTheOverview() async throws {
+        let ca = try TestCertificates()
+        let files = try ca.issue("handz", hosts: ["links.handz.example"])
+        try await withAPI(on: .sqlite, {
+            $0.tls.port = 0
+            $0.tls.certificates = [CertificateFiles(certificate: files.certificate, privateKey: files.privateKey)]
+            $0.acme.directory = "https://127.0.0.1:9/dir"  // nothing listens: every order fails
+            $0.acme.checkIntervalSeconds = 1
+            $0.acme.retryBaseSeconds = 3600
+        }) { api in
+            var console = ConsoleClient(api: api)
+            _ = try await console.signIn(key: api.adminKey)
+            var page = try await console.get("/admin")
+            for _ in 0..<50 where !page.text.contains("order failing") {
+                try await Task.sleep(for: .milliseconds(100))
+                page = try await console.get("/admin")
+            }
+            #expect(page.text.contains("HTTPS certificates") && page.text.contains(files.certificate), "the file's certificate")
+            #expect(page.text.contains("order failing") && page.text.contains("next attempt"), "\(page.text)")
+            let metrics = try await api.call(.get, "/metrics").text
+            #expect(metrics.contains("linkd_acme_orders_total{outcome=\"failed\"}"))
+        }
+    }
+
     @Test("sign-in: the session cookie is HttpOnly, SameSite=Strict, Path=/admin, no key in it; a wrong key and a client key are refused", arguments: StoreKind.allCases)
     func signInAndCookie(backend: StoreKind) async throws {
         try await withAPI(on: backend) { api in

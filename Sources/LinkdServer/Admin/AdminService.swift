@@ -21,6 +21,9 @@ struct AdminService: Sendable {
     let publisher: ManifestPublisher
     /// Where backups of the embedded store go: `<dataDir>/backups`.
     let backupsDirectory: String
+    /// The TLS listener's certificates in use, and what the ACME service did (the console's overview shows both).
+    let certificates: TLSCertificates
+    let acmeStatus: ACMEStatus
 
     /// Most audit entries one request returns.
     static let maxAuditEntries = 1000
@@ -226,7 +229,7 @@ struct AdminService: Sendable {
             location: store.location, storeProblem: problem,
             pingMilliseconds: Double(pingTime.components.attoseconds) / 1e15 + Double(pingTime.components.seconds) * 1000,
             revocations: store.revocations.count, linkCount: linkCount, instances: seen, this: instance,
-            propagationBound: store.propagationBound)
+            propagationBound: store.propagationBound, certificates: certificates.all, acme: acmeStatus.all)
     }
 
     // MARK: Helpers
@@ -274,4 +277,8 @@ struct AdminHealth: Sendable {
     let this: InstanceIdentity
     /// How long a change made on another instance takes to be in force here (zero: no other instance shares it).
     let propagationBound: Duration
+    /// The TLS listener's certificates in use (none without `tls.port`).
+    let certificates: [TLSCertificates.Entry]
+    /// The ACME service's state per app (empty without `acme`).
+    let acme: [String: ACMEStatus.App]
 }

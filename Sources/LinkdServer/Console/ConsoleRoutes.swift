@@ -229,6 +229,15 @@ struct ConsoleRoutes: Sendable {
                 "lastSeen": Self.time(instance.lastSeen), "this": instance.id == health.this.id,
             ] as [String: Any] },
             "thisInstance": health.this.id,
+            "tls": !health.certificates.isEmpty || !health.acme.isEmpty, "hasACME": !health.acme.isEmpty,
+            "certificates": health.certificates.map { entry in [
+                "hosts": entry.hosts.joined(separator: ", "), "source": entry.source, "notAfter": Self.time(entry.notAfter),
+            ] as [String: Any] },
+            "acme": health.acme.sorted { $0.key < $1.key }.map { app, state in [
+                "app": app, "hosts": state.hosts.joined(separator: ", "), "notAfter": state.notAfter.map(Self.time) ?? "none yet",
+                "failing": state.lastError != nil, "lastError": state.lastError ?? "",
+                "nextAttempt": state.nextAttempt.map(Self.time) ?? "",
+            ] as [String: Any] },
         ])
     }
 
