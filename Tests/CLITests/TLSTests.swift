@@ -81,6 +81,11 @@ struct TLSTests {
         #expect(answer.header("location") == "https://\(Self.handz):\(port)/library?tab=1")
         #expect(try await TestHTTP.send("GET", daemon.baseURL + "/healthz").status == 200)
         #expect(try await TestHTTP.send("GET", daemon.baseURL + "/.well-known/acme-challenge/abc").status == 404)
+        // The plain listener sends everything else away, so every fast-path answer (the /healthz over HTTPS above) came
+        // from the decrypted bytes.
+        let metrics = String(decoding: try await TestHTTP.send("GET", daemon.baseURL + "/metrics").body, as: UTF8.self)
+        let fast = metrics.split(separator: "\n").first { $0.hasPrefix("linkd_fast_path_answers_total ") }
+        #expect((fast?.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= 1, "\(fast ?? "no fast-path counter")")
 
         // A client that connects and never says hello is closed at the handshake's time limit.
         let silent = try RawConnection(port: port)
@@ -193,5 +198,45 @@ struct TLSTests {
         }
         #expect(served.output.hasPrefix("HTTP/1.1 200"), "\(served)")
         #expect(!second.errorOutput.contains("ordering a TLS certificate"), "\(second.errorOutput)")
+    }
+
+    @Test("acme on two instances sharing PostgreSQL: one certificate issued under the lease, both serve it")
+    func acmeAcrossInstances() async throws {
+        let pebble: PebbleServer
+        switch PebbleServer.shared() {
+        case .success(let server): pebble = server
+        case .failure(let error): try Test.cancel("pebble could not be started, so this test is skipped: \(error)")
+        }
+        // The CA reaches links.handz.example at 127.0.0.2 only: when the instance on 127.0.0.3 holds the lease and
+        // orders, the one on 127.0.0.2 answers the challenge from the store.
+        try pebble.point(Self.handz, to: "127.0.0.2")
+        let database = try TestPostgres.shared().freshDatabase()
+        let masterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let environment = [
+            "LINKD_MANIFESTS": LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml").path,
+            "LINKD_DATABASE_URL": database, "LINKD_MASTER_KEY": masterKey, "LINKD_TLS_PORT": "0",
+            "LINKD_ACME_DIRECTORY": pebble.directoryURL, "LINKD_ACME_CA_CERTIFICATES": pebble.caFile, "LINKD_LOG_LEVEL": "notice",
+        ]
+        let config = temporaryDataDir() + "-acme.yaml"
+        try "acme:\n  checkIntervalSeconds: 1\n  retryBaseSeconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemons = try ["127.0.0.3", "127.0.0.2"].map { address in
+            try LinkdDaemon(
+                serveArguments: ["--host", address, "--port", String(pebble.httpPort), "--data-dir", temporaryDataDir(), "--config", config],
+                workingDirectory: LinkdProcess.repositoryRoot, environment: environment)
+        }
+        defer { for daemon in daemons { daemon.stop() } }
+        let issuer = try pebble.issuerFile()
+        for (daemon, address) in zip(daemons, ["127.0.0.3", "127.0.0.2"]) {
+            let port = try Self.port(daemon.tlsBaseURL)
+            var reply = (status: Int32(-1), output: "")
+            for _ in 0..<150 where !reply.output.hasPrefix("HTTP/1.1 200") {
+                try await Task.sleep(for: .milliseconds(200))
+                reply = try Self.curl("https://\(Self.handz):\(port)/healthz", host: Self.handz, port: port, address: address, ca: issuer)
+            }
+            #expect(reply.output.hasPrefix("HTTP/1.1 200"), "\(address): \(reply)\n\(daemon.errorOutput)")
+        }
+        let issued = daemons.map { $0.errorOutput.components(separatedBy: "TLS certificate issued").count - 1 }
+        #expect(issued.reduce(0, +) == 1, "one order succeeded in all: \(issued)")
     }
 }
