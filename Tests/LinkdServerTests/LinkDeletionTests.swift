@@ -22,7 +22,7 @@ private func eventually(within seconds: Double = 10, _ condition: () async throw
 /// The `link.delete` audit entries, newest first, as (actor, detail).
 private func deletionAudit(_ api: API) async throws -> [[String]] {
     let entries = try await api.call(.get, "/v1/admin/audit?limit=100", key: api.adminKey).json["entries"] as? [[String: Any]] ?? []
-    return entries.filter { $0["action"] as? String == LinkDeletions.action }
+    return entries.filter { $0["action"] as? String == LinkDeletions.action.rawValue }
         .map { [$0["actor"] as? String ?? "", $0["detail"] as? String ?? ""] }
 }
 
@@ -83,7 +83,7 @@ struct LinkDeletionTests {
             await late.record(linkID: missingID)  // a report racing the first, or from another instance
             #expect(try await deletionAudit(api).count == 2)
             #expect(try await status(missingID) == "deleted", "a deleted link is never active again")
-            let logged = capture.lines.filter { $0.metadata["action"] == LinkDeletions.action }
+            let logged = capture.lines.filter { $0.metadata["action"] == LinkDeletions.action.rawValue }
             #expect(Set(logged.map { $0.metadata["link"] ?? "" }) == [missingID, goneID] && logged.count == 2)
             #expect(logged.allSatisfy { $0.level == .notice && $0.metadata["actor"] == "origin" && $0.metadata["app"] == "ordentus" })
         }

@@ -43,7 +43,7 @@ extension AdminService {
             try await store.appendAudit(AuditEntry(
                 at: createdAt, actor: caller.keyID, action: AuditAction.storeBackup.rawValue, detail: "\(name) (\(bytes) bytes)"))
         }
-        logger.logAdminAction(AuditAction.storeBackup.rawValue, actor: caller.keyID, ["file": "\(path)", "bytes": "\(bytes)"])
+        logger.logAdminAction(.storeBackup, actor: caller.keyID, ["file": "\(path)", "bytes": "\(bytes)"])
         return backup
     }
 

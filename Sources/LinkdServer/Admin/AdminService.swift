@@ -60,12 +60,12 @@ struct AdminService: Sendable {
         }
         let key = try await keyOperation {
             try await keys.rotate(app: app, suite: suite) { key in
-                var entry = Self.entry(caller, "key.rotate", "\(app) \(suite.name) kid \(key.kid)", app: app)
+                var entry = Self.entry(caller, .keyRotate, "\(app) \(suite.name) kid \(key.kid)", app: app)
                 entry.events = [WebhookEvents.keyRotated(key, at: entry.at)]
                 return entry
             }
         }
-        logger.logAdminAction("key.rotate", actor: caller.keyID, ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
+        logger.logAdminAction(.keyRotate, actor: caller.keyID, ["app": "\(app)", "suite": "\(suite.name)", "kid": "\(key.kid)"])
         return key
     }
 
@@ -80,14 +80,14 @@ struct AdminService: Sendable {
         }
         try await keyOperation {
             try await keys.change(audit: { _ -> AuditEntry? in
-                var entry = Self.entry(caller, "key.retire", "\(app) kid \(kid)", app: app)
+                var entry = Self.entry(caller, .keyRetire, "\(app) kid \(kid)", app: app)
                 entry.events = [WebhookEvents.keyRetired(key, at: entry.at)]
                 return entry
             }) {
                 try $0.retire(app: app, keyID: kid)
             }
         }
-        logger.logAdminAction("key.retire", actor: caller.keyID, ["app": "\(app)", "kid": "\(kid)"])
+        logger.logAdminAction(.keyRetire, actor: caller.keyID, ["app": "\(app)", "kid": "\(kid)"])
         guard let retired = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
             throw APIError(.notFound, .notFound, "no such key of \(app)")
         }
@@ -109,12 +109,12 @@ struct AdminService: Sendable {
         try Self.checkOwner(owner)
         let count = try await LinkService.storing {
             try await store.revokeLinks(app: app, owner: owner, at: Date()) { count in
-                var entry = Self.entry(caller, "owner.revoke", "\(app) owner \(owner): \(count) links", app: app)
+                var entry = Self.entry(caller, .ownerRevoke, "\(app) owner \(owner): \(count) links", app: app)
                 if count > 0 { entry.events = [WebhookEvents.ownerRevoked(app: app, owner: owner, revoked: count, at: entry.at)] }
                 return entry
             }
         }
-        logger.logAdminAction("owner.revoke", actor: caller.keyID, ["app": "\(app)", "owner": "\(owner)", "revoked": "\(count)"])
+        logger.logAdminAction(.ownerRevoke, actor: caller.keyID, ["app": "\(app)", "owner": "\(owner)", "revoked": "\(count)"])
         metrics.setRevocationSetSize(store.revocations.count)
         return count
     }
@@ -148,7 +148,7 @@ struct AdminService: Sendable {
     /// Revokes link `id` (idempotent); its view afterwards.
     func revokeLink(id: String, by caller: Caller, logger: Logger) async throws -> LinkView {
         let revoked = try await links.revoke(id: id, caller: caller)
-        logger.logAdminAction("link.revoke", actor: caller.keyID, ["app": "\(revoked.app)", "link": "\(revoked.id)"])
+        logger.logAdminAction(.linkRevoke, actor: caller.keyID, ["app": "\(revoked.app)", "link": "\(revoked.id)"])
         return revoked
     }
 
@@ -172,12 +172,12 @@ struct AdminService: Sendable {
         case (.admin, nil): break
         }
         let (record, secret) = APIKeyAuthenticator.makeKey(kind: kind, app: app, label: label)
-        let entry = Self.entry(caller, "apikey.create", "\(record.id) \(kind.rawValue)\(app.map { " " + $0 } ?? "")", app: app)
+        let entry = Self.entry(caller, .apiKeyCreate, "\(record.id) \(kind.rawValue)\(app.map { " " + $0 } ?? "")", app: app)
         try await LinkService.storing { try await store.createAPIKey(record, audit: entry) }
         apiKeys.remember(record)
         var logged: Logger.Metadata = ["apiKey": "\(record.id)", "kind": "\(kind.rawValue)"]
         if let app { logged["app"] = "\(app)" }
-        logger.logAdminAction("apikey.create", actor: caller.keyID, logged)
+        logger.logAdminAction(.apiKeyCreate, actor: caller.keyID, logged)
         return (record, secret)
     }
 
@@ -189,11 +189,11 @@ struct AdminService: Sendable {
     /// Revokes API key `id` (in force on this instance at once, on others within `APIKeyDirectory.refreshInterval`).
     func revokeAPIKey(id: String, by caller: Caller, logger: Logger) async throws -> APIKeyRecord {
         let known = try await allAPIKeys().first { $0.id == id }
-        let entry = Self.entry(caller, "apikey.revoke", id, app: known?.app)
+        let entry = Self.entry(caller, .apiKeyRevoke, id, app: known?.app)
         guard try await LinkService.storing({ try await store.revokeAPIKey(id: id, at: Date(), audit: entry) }) else {
             throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
         }
-        logger.logAdminAction("apikey.revoke", actor: caller.keyID, ["apiKey": "\(id)"])
+        logger.logAdminAction(.apiKeyRevoke, actor: caller.keyID, ["apiKey": "\(id)"])
         guard let record = try await allAPIKeys().first(where: { $0.id == id }) else {
             throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
         }
@@ -252,8 +252,8 @@ struct AdminService: Sendable {
 
     /// The audit entry of an admin action by `caller`, written by the store in the action's own transaction (the
     /// action and its entry are stored together or not at all).
-    private static func entry(_ caller: Caller, _ action: String, _ detail: String, app: String?) -> AuditEntry {
-        AuditEntry(at: Date(), actor: caller.keyID, action: action, detail: detail, app: app)
+    private static func entry(_ caller: Caller, _ action: AuditAction, _ detail: String, app: String?) -> AuditEntry {
+        AuditEntry(at: Date(), actor: caller.keyID, action: action.rawValue, detail: detail, app: app)
     }
 }
 

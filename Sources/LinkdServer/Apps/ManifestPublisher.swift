@@ -164,7 +164,7 @@ final class ManifestPublisher: Sendable {
         // made until the next publish or start makes them, and the caller is told.
         apps.install(candidate)
         try await ServerBootstrap.generateMissingSigningKeys(for: [request.app], keys: keys, logger: logger)
-        logger.logAdminAction(request.action.rawValue, actor: request.actor, [
+        logger.logAdminAction(request.action, actor: request.actor, [
             "app": "\(request.app)", "version": "\(record.version)", "hash": "\(hash)", "moved": "\(moved.count)",
             "stranded": "\(impact.strands ? impact.strandedLinks : 0)",
         ])
@@ -222,7 +222,7 @@ final class ManifestPublisher: Sendable {
             let entry = AuditEntry(at: now, actor: actor, action: AuditAction.appRetire.rawValue, detail: "\(app) v\(record.version)", app: app)
             _ = try await self.storePublish(record, moves: [], audit: entry)
             self.apps.install(candidate)
-            self.logger.logAdminAction(AuditAction.appRetire.rawValue, actor: actor, ["app": "\(app)", "version": "\(record.version)"])
+            self.logger.logAdminAction(.appRetire, actor: actor, ["app": "\(app)", "version": "\(record.version)"])
             return record
         } } }
     }

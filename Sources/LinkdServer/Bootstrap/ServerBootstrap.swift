@@ -99,12 +99,12 @@ struct ServerBootstrap: Sendable {
         }
         do {
             try await store.createAPIKey(
-                record, audit: AuditEntry(at: Date(), actor: "linkd", action: "apikey.create", detail: "\(record.id) admin (first start)"))
+                record, audit: AuditEntry(at: Date(), actor: "linkd", action: AuditAction.apiKeyCreate.rawValue, detail: "\(record.id) admin (first start)"))
         } catch {
             unlink(path)
             throw error
         }
-        logger.logAdminAction("apikey.create", actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin", "file": "\(path)"])
+        logger.logAdminAction(.apiKeyCreate, actor: "linkd", ["apiKey": "\(record.id)", "kind": "admin", "file": "\(path)"])
         return path
     }
 

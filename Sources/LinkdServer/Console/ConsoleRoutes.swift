@@ -37,7 +37,7 @@ struct ConsoleRoutes: Sendable {
         console.post("sign-out") { request, context in
             try await action(request, context) { session, _ in
                 try await sessions.end(session)
-                context.logger.logAdminAction("console.sign-out", actor: session.caller.keyID, [:])
+                context.logger.logAdminAction(.consoleSignOut, actor: session.caller.keyID, [:])
                 var response = Self.redirect("/admin/sign-in")
                 response.headers[values: .setCookie] = [Self.expiredCookie(ConsoleSessions.cookieName, request)]
                 return response
@@ -199,7 +199,7 @@ struct ConsoleRoutes: Sendable {
                 return signInPage(request, error: "That is a client key: the console needs an admin key.", status: .forbidden)
             }
             let (id, _) = try await LinkService.storing { try await sessions.open(for: caller) }
-            context.logger.logAdminAction("console.sign-in", actor: caller.keyID, [:])
+            context.logger.logAdminAction(.consoleSignIn, actor: caller.keyID, [:])
             var response = Self.redirect("/admin")
             response.headers[values: .setCookie] = [
                 Self.cookie(ConsoleSessions.cookieName, id, request, maxAge: Int(sessions.maximum)),
@@ -477,10 +477,7 @@ struct ConsoleRoutes: Sendable {
         let filter = AuditFilter(actor: field("actor"), action: field("action"), app: field("app"))
         let limit = field("limit").flatMap(Int.init) ?? 100
         let entries = try await admin.auditLog(filter: filter, limit: limit)
-        let actions = [
-            "key.rotate", "key.retire", "link.revoke", "owner.revoke", "link.delete", "apikey.create", "apikey.revoke",
-            "webhook.create", "webhook.update", "webhook.delete", "console.sign-in", "console.sign-out",
-        ] + [AuditAction.manifestPublish, .manifestRollback, .appRetire].map(\.rawValue)
+        let actions = AuditAction.allCases.map(\.rawValue)
         return render("audit", session, nav: "audit", title: "Audit log", [
             "actor": filter.actor ?? "", "limit": limit,
             "actions": actions.map { ["id": $0, "selected": $0 == filter.action] },

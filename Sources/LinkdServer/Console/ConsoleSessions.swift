@@ -43,7 +43,7 @@ struct ConsoleSessions: Sendable {
         _ = try? await store.pruneSessions(idleBefore: now.addingTimeInterval(-idle), createdBefore: now.addingTimeInterval(-maximum))
         try await store.createSession(
             AdminSessionRecord(idHash: hash, keyID: caller.keyID, created: now, lastSeen: now),
-            audit: AuditEntry(at: now, actor: caller.keyID, action: "console.sign-in", detail: "a console session opened"))
+            audit: AuditEntry(at: now, actor: caller.keyID, action: AuditAction.consoleSignIn.rawValue, detail: "a console session opened"))
         return (id, Session(idHash: hash, caller: caller, csrfToken: Self.csrfToken(sessionID: id)))
     }
 
@@ -76,7 +76,7 @@ struct ConsoleSessions: Sendable {
         /// Ends a session (sign-out), audited as its key.
     func end(_ session: Session) async throws {
         try await store.endSession(idHash: session.idHash, audit: AuditEntry(
-            at: Date(), actor: session.caller.keyID, action: "console.sign-out", detail: "a console session ended"))
+            at: Date(), actor: session.caller.keyID, action: AuditAction.consoleSignOut.rawValue, detail: "a console session ended"))
     }
 
     static func hash(_ id: String) -> Data {

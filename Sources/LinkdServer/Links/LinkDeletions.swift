@@ -16,7 +16,7 @@ final class LinkDeletions: Service {
     /// The audit actor of a deletion the origin reported.
     static let actor = "origin"
     /// The audit action (and log `action`) of a deletion.
-    static let action = "link.delete"
+    static let action = AuditAction.linkDelete
     /// The most reports queued at once; past it a report is dropped (a later visitor reports the link again).
     static let maxQueued = 10_000
 
@@ -60,7 +60,7 @@ final class LinkDeletions: Service {
             // The audit entry goes with the change, in its transaction (written only when the link changed).
             deleted = try await store.markLinkDeleted(id: linkID) { record in
                 AuditEntry(
-                    at: date, actor: Self.actor, action: Self.action, detail: "\(record.app) \(record.id)", app: record.app,
+                    at: date, actor: Self.actor, action: Self.action.rawValue, detail: "\(record.app) \(record.id)", app: record.app,
                     events: [WebhookEvents.linkDeleted(record, at: date)])
             }
         } catch {
@@ -73,7 +73,7 @@ final class LinkDeletions: Service {
             ])
         } else if let deleted {
             logger.notice("link deleted by its origin", metadata: [
-                "action": "\(Self.action)", "actor": "\(Self.actor)", "app": "\(deleted.app)", "link": "\(deleted.id)",
+                "action": "\(Self.action.rawValue)", "actor": "\(Self.actor)", "app": "\(deleted.app)", "link": "\(deleted.id)",
             ])
         }
     }

@@ -304,7 +304,7 @@ final class LinkService: Sendable {
         // The audit entry is written in the revocation's transaction: both or neither.
         // `link.revoked` goes with it when this revocation is the one that revokes the link.
         let entry = AuditEntry(
-            at: now, actor: caller.keyID, action: "link.revoke", detail: "\(target.app) \(id)", app: target.app,
+            at: now, actor: caller.keyID, action: AuditAction.linkRevoke.rawValue, detail: "\(target.app) \(id)", app: target.app,
             events: target.status == .active ? [WebhookEvents.linkRevoked(target, at: now)] : [])
         guard let record = try await Self.storing({ try await store.revokeLink(id: id, at: now, audit: entry) }) else {
             throw LinkError(.notFound, "no link \(id)")

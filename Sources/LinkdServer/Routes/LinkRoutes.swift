@@ -52,7 +52,7 @@ struct LinkRoutes: Sendable {
         group.delete("{id}") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)
             let revoked = try await links.revoke(id: try context.parameters.require("id"), caller: caller)
-            context.logger.logAdminAction("link.revoke", actor: caller.keyID, ["app": "\(revoked.app)", "link": "\(revoked.id)"])
+            context.logger.logAdminAction(.linkRevoke, actor: caller.keyID, ["app": "\(revoked.app)", "link": "\(revoked.id)"])
             return try JSONBody.response(revoked)
         }
     }

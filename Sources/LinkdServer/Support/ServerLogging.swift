@@ -15,10 +15,10 @@ extension Logger {
 
     /// The log line of an admin action (the same `action` names as the audit log), at notice: who did it (`actor`,
     /// an API key id) and what it touched (`metadata`: app, kid, key or link ids — never a secret).
-    func logAdminAction(_ action: String, actor: String, _ metadata: Logger.Metadata) {
+    func logAdminAction(_ action: AuditAction, actor: String, _ metadata: Logger.Metadata) {
         var metadata = metadata
-        metadata["action"] = "\(action)"
+        metadata["action"] = "\(action.rawValue)"
         metadata["actor"] = "\(actor)"
-        notice("admin action \(action)", metadata: metadata)
+        notice("admin action \(action.rawValue)", metadata: metadata)
     }
 }

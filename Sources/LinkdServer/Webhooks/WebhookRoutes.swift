@@ -95,11 +95,11 @@ struct WebhookRoutes: Sendable {
         let endpoint = WebhookEndpoint(
             id: id, app: body.app, url: body.url, events: events, enabled: body.enabled ?? true, sealedSecret: Data(sealed),
             created: now, updated: now)
-        let entry = Self.entry(caller, "webhook.create", endpoint, at: now)
+        let entry = Self.entry(caller, .webhookCreate, endpoint, at: now)
         try await LinkService.storing {
             try await store.createWebhookEndpoint(endpoint, maxPerApp: Self.maxEndpointsPerApp, audit: entry)
         }
-        context.logger.logAdminAction("webhook.create", actor: caller.keyID, Self.logged(endpoint))
+        context.logger.logAdminAction(.webhookCreate, actor: caller.keyID, Self.logged(endpoint))
         return try JSONBody.response(EndpointView(endpoint, secret: secret.text), status: .created)
     }
 
@@ -135,11 +135,11 @@ struct WebhookRoutes: Sendable {
             if enabled { endpoint.failingSince = nil }
         }
         endpoint.updated = Date()
-        let entry = Self.entry(caller, "webhook.update", endpoint, at: endpoint.updated)
+        let entry = Self.entry(caller, .webhookUpdate, endpoint, at: endpoint.updated)
         guard try await LinkService.storing({ try await store.updateWebhookEndpoint(endpoint, audit: entry) }) else {
             throw APIError(.notFound, .notFound, "no webhook endpoint \(endpoint.id)")
         }
-        context.logger.logAdminAction("webhook.update", actor: caller.keyID, Self.logged(endpoint))
+        context.logger.logAdminAction(.webhookUpdate, actor: caller.keyID, Self.logged(endpoint))
         return try JSONBody.response(EndpointView(endpoint))
     }
 
@@ -147,11 +147,11 @@ struct WebhookRoutes: Sendable {
     private func delete(_ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         let caller = try await auth.admin(request, client: context.clientAddress)
         let endpoint = try await existing(context)
-        let entry = Self.entry(caller, "webhook.delete", endpoint, at: Date())
+        let entry = Self.entry(caller, .webhookDelete, endpoint, at: Date())
         guard try await LinkService.storing({ try await store.deleteWebhookEndpoint(id: endpoint.id, audit: entry) }) else {
             throw APIError(.notFound, .notFound, "no webhook endpoint \(endpoint.id)")
         }
-        context.logger.logAdminAction("webhook.delete", actor: caller.keyID, Self.logged(endpoint))
+        context.logger.logAdminAction(.webhookDelete, actor: caller.keyID, Self.logged(endpoint))
         return try JSONBody.response(EndpointView(endpoint))
     }
 
@@ -200,8 +200,8 @@ struct WebhookRoutes: Sendable {
     }
 
     /// The audit entry of a change to `endpoint` (its URL's host only: a URL's path or query may hold a receiver's token).
-    private static func entry(_ caller: Caller, _ action: String, _ endpoint: WebhookEndpoint, at date: Date) -> AuditEntry {
-        AuditEntry(at: date, actor: caller.keyID, action: action, detail: "\(endpoint.app) \(endpoint.id) \(host(endpoint.url))",
+    private static func entry(_ caller: Caller, _ action: AuditAction, _ endpoint: WebhookEndpoint, at date: Date) -> AuditEntry {
+        AuditEntry(at: date, actor: caller.keyID, action: action.rawValue, detail: "\(endpoint.app) \(endpoint.id) \(host(endpoint.url))",
                    app: endpoint.app)
     }
 
