@@ -111,18 +111,16 @@ public func buildServer(
     let resolveRoutes = ResolveRoutes(links: links)
     // The admin actions, once: the admin API and the console are two front doors to them.
     let instance = InstanceIdentity.make()
+    let webhookSettings = configuration.webhookDelivery
+    let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
     let admin = AdminService(
         store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
         publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger),
+        masterKey: bootstrap.masterKey, webhookPolicy: webhookPolicy,
         backupsDirectory: configuration.dataDir + "/backups", certificates: certificates, acmeStatus: acmeStatus)
     AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     AppRoutes(admin: admin, auth: auth).register(on: router)
-    let webhookSettings = configuration.webhookDelivery
-    let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
-    WebhookRoutes(
-        store: store, apps: apps, auth: auth, masterKey: bootstrap.masterKey, policy: webhookPolicy,
-        maxBodyBytes: configuration.maxBodyBytes
-    ).register(on: router)
+    WebhookRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
     let webhookDelivery = WebhookDeliveryService(
         store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
         settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)

@@ -201,7 +201,7 @@ struct OpenAPITests {
             expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "nope", "url": hookURL, "events": ["link.created"]]), 404)
             expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "handz", "url": "https://10.0.0.1/", "events": ["link.created"]]), 422)
             expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "handz", "url": hookURL, "events": ["link.nope"]]), 422)
-            for _ in 0..<WebhookRoutes.maxEndpointsPerApp {
+            for _ in 0..<AdminService.maxWebhookEndpointsPerApp {
                 expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "coin", "url": hookURL, "events": ["key.rotated"]]), 201)
             }
             expectStatus(try await check.call(.post, "/v1/admin/webhooks", key: admin, json: ["app": "coin", "url": hookURL, "events": ["key.rotated"]]), 409)

@@ -19,6 +19,10 @@ struct AdminService: Sendable {
     let instance: InstanceIdentity
     /// Publishes, rolls back and retires manifests.
     let publisher: ManifestPublisher
+    /// Seals webhook secrets (and the signing keys, through `keys`).
+    let masterKey: MasterKey
+    /// Where webhook endpoints may point.
+    let webhookPolicy: WebhookURLPolicy
     /// Where backups of the embedded store go: `<dataDir>/backups`.
     let backupsDirectory: String
     /// The TLS listener's certificates in use, and what the ACME service did (the console's overview shows both).
