@@ -24,7 +24,11 @@ public enum ManifestPaths {
     ) throws(NotFound) -> [String] {
         if !explicit.isEmpty { return explicit }
         if let env = environment["LINKD_MANIFESTS"], !env.isEmpty { return split(env) }
-        let folders = [InstallLayout.directory("examples"), "examples"].compactMap { $0 }
+        // The install's (or checkout's) folder, named relative to the working directory when it is that folder.
+        let installed = InstallLayout.directory("examples").map { folder in
+            Self.sameDirectory(folder, "examples") ? "examples" : folder
+        }
+        let folders = [installed, "examples"].compactMap { $0 }
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { "\(folder)/\($0)" }
@@ -32,6 +36,12 @@ public enum ManifestPaths {
         }
         let cwd = FileManager.default.currentDirectoryPath
         throw NotFound(howToName: howToName, searched: folders.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 })
+    }
+
+    /// Whether two paths name the same directory (symbolic links resolved).
+    private static func sameDirectory(_ first: String, _ second: String) -> Bool {
+        let resolve = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return FileManager.default.fileExists(atPath: second) && resolve(first) == resolve(second)
     }
 
     /// Splits a `LINKD_MANIFESTS` value: comma-separated paths, blanks trimmed.
