@@ -28,6 +28,14 @@ struct TLSTests {
         return String(decoding: details.stdout, as: UTF8.self)
     }
 
+    /// The running pebble, or the test is cancelled (skipped) with why it could not be started.
+    static func pebble() throws -> PebbleServer {
+        switch PebbleServer.shared() {
+        case .success(let server): return server
+        case .failure(let error): try Test.cancel("pebble could not be started, so this test is skipped: \(error)")
+        }
+    }
+
     static func port(_ url: String?) throws -> Int { try #require(url?.split(separator: ":").last.flatMap { Int($0) }) }
 
     @Test("certificates by SNI from PEM files, HSTS, TLS 1.2+, the plain listener's 308, the handshake's time limit")
@@ -159,11 +167,7 @@ struct TLSTests {
 
     @Test("acme: a certificate from pebble (HTTP-01 on the plain listener) for every host, stored sealed, kept across a restart")
     func acmeWithPebble() async throws {
-        let pebble: PebbleServer
-        switch PebbleServer.shared() {
-        case .success(let server): pebble = server
-        case .failure(let error): try Test.cancel("pebble could not be started, so this test is skipped: \(error)")
-        }
+        let pebble = try Self.pebble()
         // pebble validates links.handz.example at 127.0.0.2 on its HTTP-01 port: linkd's plain listener.
         try pebble.point(Self.handz, to: "127.0.0.2")
         let dataDir = temporaryDataDir()
@@ -202,11 +206,7 @@ struct TLSTests {
 
     @Test("acme on two instances sharing PostgreSQL: one certificate issued under the lease, both serve it")
     func acmeAcrossInstances() async throws {
-        let pebble: PebbleServer
-        switch PebbleServer.shared() {
-        case .success(let server): pebble = server
-        case .failure(let error): try Test.cancel("pebble could not be started, so this test is skipped: \(error)")
-        }
+        let pebble = try Self.pebble()
         // The CA reaches links.handz.example at 127.0.0.2 only: when the instance on 127.0.0.3 holds the lease and
         // orders, the one on 127.0.0.2 answers the challenge from the store.
         try pebble.point(Self.handz, to: "127.0.0.2")
