@@ -30,13 +30,15 @@ demo: build
 	@scripts/demo.sh .build/release/linkd $(DATA_DIR)/cli
 
 ## Build and run the whole test suite: the Swift tests (a throwaway PostgreSQL and pebble, Let's Encrypt's test ACME
-## server, on loopback, stopped after), then the deployments from the release build (test-deploy: make install, the
-## Debian package under systemd, the container image with podman).
+## server, on loopback, stopped after), the TypeScript client against the daemon (scripts/test-typescript.sh), then
+## the deployments from the release build (test-deploy: make install, the Debian package under systemd, the
+## container image with podman).
 test: test-deps build
 	scripts/test-postgres.sh start >/dev/null
 	swift build --build-tests
 	swift test --skip-build --no-parallel; status=$$?; scripts/test-postgres.sh stop; scripts/test-pebble.sh stop >/dev/null; \
 	  [ $$status -eq 0 ] || exit $$status
+	scripts/test-typescript.sh
 	$(MAKE) --no-print-directory test-deploy
 
 ## The libFuzzer targets (docs/fuzzing.md): build them, run each for $(FUZZ_SECONDS) s from its seed corpus.

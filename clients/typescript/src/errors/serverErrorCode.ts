@@ -1,0 +1,47 @@
+/**
+ * Every machine code the server sends in `{"error": {"code", "message"}}` (the server's `APIError.Code`,
+ * `docs/openapi.yaml`'s `Error` schema, and the two codes of its connection edge, `requestTimeout` and
+ * `tooManyConnections`). Mirrors the Swift client's `ServerErrorCode.known`.
+ */
+export const KNOWN_SERVER_ERROR_CODES = [
+  'bad_request',
+  'bad_cursor',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unprocessable',
+  'unknown_route',
+  'not_shareable',
+  'bad_params',
+  'rate_limited',
+  'internal_error',
+  'not_ready',
+  'store_unavailable',
+  'requestTimeout',
+  'tooManyConnections',
+  'bad_app_version',
+  'manifest_invalid',
+  'manifest_app_mismatch',
+  'manifest_strands_links',
+  'version_conflict',
+  'app_has_live_links',
+  'unknown_state',
+] as const;
+
+/** A code this version of the client knows (see {@link KNOWN_SERVER_ERROR_CODES}). */
+export type KnownServerErrorCode = (typeof KNOWN_SERVER_ERROR_CODES)[number];
+
+/**
+ * The machine code of an error answer: one the client knows, or any other string a newer server may send
+ * (kept as sent, never refused).
+ */
+export type ServerErrorCode = KnownServerErrorCode | (string & Record<never, never>);
+
+/** Whether `code` is one of {@link KNOWN_SERVER_ERROR_CODES}. */
+export function isKnownServerErrorCode(code: string): code is KnownServerErrorCode {
+  return (KNOWN_SERVER_ERROR_CODES as readonly string[]).includes(code);
+}
