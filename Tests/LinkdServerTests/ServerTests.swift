@@ -198,6 +198,21 @@ extension ServerConfigurationTests {
             trustedProxies: [10.0.0.0/8, "2001:db8::1"]
             opsHost: 127.0.0.2
             opsPort: 9100
+            maxLiveClaimCodesPerLink: 50
+            tls:
+              port: 8443
+              host: 0.0.0.0
+              certificates:
+                - { certificate: /etc/linkd/a.pem, privateKey: /etc/linkd/a.key }
+              redirectHTTP: true
+              hstsMaxAgeSeconds: 600
+              handshakeTimeoutSeconds: 5
+            acme:
+              directory: https://acme.example/dir
+              email: ops@example.com
+              caCertificates: /etc/linkd/ca.pem
+              checkIntervalSeconds: 30
+              retryBaseSeconds: 10
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let read = try ServerConfiguration.load(file: file, environment: [:])
@@ -211,9 +226,21 @@ extension ServerConfigurationTests {
             maxConnections: 2000, maxConnectionsPerClient: 64, trustedProxies: ["10.0.0.0/8", "2001:db8::1"])
         expected.opsHost = "127.0.0.2"
         expected.opsPort = 9100
+        expected.maxLiveClaimCodesPerLink = 50
+        expected.tls.port = 8443
+        expected.tls.host = "0.0.0.0"
+        expected.tls.certificates = [CertificateFiles(certificate: "/etc/linkd/a.pem", privateKey: "/etc/linkd/a.key")]
+        expected.tls.redirectHTTP = true
+        expected.tls.hstsMaxAgeSeconds = 600
+        expected.tls.handshakeTimeoutSeconds = 5
+        expected.acme.directory = "https://acme.example/dir"
+        expected.acme.email = "ops@example.com"
+        expected.acme.caCertificates = "/etc/linkd/ca.pem"
+        expected.acme.checkIntervalSeconds = 30
+        expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 41)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 44)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -228,6 +255,12 @@ extension ServerConfigurationTests {
             ("fastPath: yes\n", "\(file):1: 'fastPath' must be true or false"),
             ("clickFlushSeconds: .inf\n", "\(file):1: 'clickFlushSeconds' must be a number"),
             ("manifests: a.yaml\n", "\(file):1: 'manifests' must be a list of strings"),
+            ("tls:\n  prot: 443\n", "\(file):2: unknown key 'tls.prot'"),
+            ("tls:\n  port: https\n", "\(file):2: 'tls.port' must be an integer"),
+            ("tls:\n  port: 443\n  certificates: [a.pem]\n", "\(file):3: each of 'tls.certificates' is {certificate: PEM file, privateKey: PEM file}"),
+            ("tls:\n  port: 443\n", "\(file): tls.port is set but there are no certificates"),
+            ("acme:\n  directory: http://acme.example/dir\n", "\(file): acme.directory must be an https:// URL"),
+            ("acme:\n  directory: https://acme.example/dir\n", "\(file): acme needs tls.port"),
             ("appTemplates: [a]\n", "\(file):1: 'appTemplates' must be a mapping of strings"),
             ("host: [a]\n", "\(file):1: 'host' must be a string"),
             ("port: 1\nport: 2\n", "\(file): Parser: expected all keys to be unique"),
