@@ -56,6 +56,7 @@ page="https://links.handz.example:$tls_port/s/$token"
 resolve=(--resolve "links.handz.example:$tls_port:127.0.0.1" --cacert "$work/cert.pem")
 for _ in $(seq 1 20); do curl -s "${resolve[@]}" "$page" | grep -q "Morning flow" && break; sleep 1; done
 ctype=$(curl -s "${resolve[@]}" -o "$work/body" -w '%{content_type}' "$page"); ctype=${ctype%%;*}
+chmod 755 "$work"; chmod 644 "$work/body"  # nginx's worker (not root) reads the body; the key stays 0600
 
 # nginx, one worker, the same certificate and bytes.
 nginx_port=$((20000 + RANDOM % 20000))
@@ -72,7 +73,7 @@ sleep 0.3
 run() { wrk -t1 -c"$conns" -d"${secs}s" --latency "$@" 2>&1 || true; }
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 pct() { awk -v p="$2" '$1==p {print $2}' <<<"$1"; }
-errs() { awk '/Non-2xx|Socket errors/ {printf "%s ", $0}' <<<"$1"; }
+errs() { awk '/Non-2xx|Socket errors/ {printf "%s ", $0}' <<<"$1"; }  # with Connection: close, wrk counts each close as a read error
 report() {
   echo "linkd: $(rps "$1") req/s  p50 $(pct "$1" 50%)  p99 $(pct "$1" 99%)  $(errs "$1")"
   echo "nginx: $(rps "$2") req/s  p50 $(pct "$2" 50%)  p99 $(pct "$2" 99%)  $(errs "$2")"
