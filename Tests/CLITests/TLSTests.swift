@@ -210,6 +210,41 @@ struct TLSTests {
         #expect(!second.errorOutput.contains("ordering a TLS certificate"), "\(second.errorOutput)")
     }
 
+    @Test("acme: a host a manifest publish adds gets a certificate without a restart")
+    func acmePicksUpPublishedHosts() async throws {
+        let pebble = try Self.pebble()
+        let added = "go.handz.example"
+        for host in [Self.handz, added] { try pebble.point(host, to: "127.0.0.2") }
+        let config = temporaryDataDir() + "-acme.yaml"
+        try "acme:\n  checkIntervalSeconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let manifest = LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml").path
+        let daemon = try LinkdDaemon(
+            serveArguments: ["--host", "127.0.0.2", "--port", String(pebble.httpPort), "--data-dir", temporaryDataDir(), "--config", config],
+            workingDirectory: LinkdProcess.repositoryRoot,
+            environment: ["LINKD_MANIFESTS": manifest, "LINKD_TLS_PORT": "0", "LINKD_ACME_DIRECTORY": pebble.directoryURL,
+                          "LINKD_ACME_CA_CERTIFICATES": pebble.caFile, "LINKD_LOG_LEVEL": "notice"])
+        defer { daemon.stop() }
+        let port = try Self.port(daemon.tlsBaseURL)
+        let issuer = try pebble.issuerFile()
+        func served(_ host: String) async throws -> Bool {
+            for _ in 0..<150 {
+                if try Self.curl("https://\(host):\(port)/healthz", host: host, port: port, address: "127.0.0.2", ca: issuer)
+                    .output.hasPrefix("HTTP/1.1 200") { return true }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return false
+        }
+        #expect(try await served(Self.handz), "\(daemon.errorOutput)")
+        // The new host is not covered yet: its name does not verify against the certificate served.
+        #expect(try Self.curl("https://\(added):\(port)/healthz", host: added, port: port, address: "127.0.0.2", ca: issuer).status != 0)
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+            .replacingOccurrences(of: "hosts: [links.handz.example]\n", with: "hosts: [links.handz.example, \(added)]\n")
+        let published = try await TestHTTP.send(
+            "PUT", daemon.baseURL + "/v1/admin/apps/handz/manifest", bearer: try #require(daemon.initialAdminKey), json: ["manifest": text])
+        #expect(published.status == 200, "\(String(decoding: published.body, as: UTF8.self))")
+        #expect(try await served(added), "the published host got a certificate: \(daemon.errorOutput)")
+    }
+
     @Test("acme on two instances sharing PostgreSQL: one certificate issued under the lease, both serve it")
     func acmeAcrossInstances() async throws {
         let pebble = try Self.pebble()

@@ -80,10 +80,15 @@ extension AdminService {
 
     /// The endpoint `id`; 404 when there is none.
     func webhook(id: String) async throws -> WebhookEndpoint {
-        guard id.utf8.count <= 64, let endpoint = try await LinkService.storing({ try await store.webhookEndpoint(id: id) }) else {
-            throw APIError(.notFound, .notFound, "no webhook endpoint \(id.prefix(64))")
-        }
+        // Two steps, not one `guard … let … try await`: that form crashed the release build's coroutine splitting
+        // (Swift 6.3.1, LLVM CoroSplit, signal 11).
+        let found = id.utf8.count <= 64 ? try await findWebhook(id: id) : nil
+        guard let endpoint = found else { throw APIError(.notFound, .notFound, "no webhook endpoint \(id.prefix(64))") }
         return endpoint
+    }
+
+    private func findWebhook(id: String) async throws -> WebhookEndpoint? {
+        try await LinkService.storing { try await store.webhookEndpoint(id: id) }
     }
 
     /// The newest `limit` (1–`maxWebhookLogEntries`) delivery attempts of the endpoint `id`, newest first.
