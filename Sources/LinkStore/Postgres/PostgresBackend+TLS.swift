@@ -6,7 +6,7 @@ extension PostgresBackend {
     public func tlsSecrets(prefix: String) async throws -> [StoredTLSSecret] {
         try await run("read TLS values") { [client] in
             let rows = try await client.query("""
-                SELECT name, value, not_after, updated FROM tls_secrets WHERE left(name, \(Int64(prefix.count))) = \(prefix) ORDER BY name
+                SELECT name, value, not_after, updated FROM tls_secrets WHERE starts_with(name, \(prefix)) ORDER BY name
                 """)
             var out: [StoredTLSSecret] = []
             for try await (name, value, notAfter, updated) in rows.decode((String, Data, Date?, Date).self) {
