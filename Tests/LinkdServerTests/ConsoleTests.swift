@@ -84,6 +84,16 @@ struct ConsoleTests {
             #expect(page.text.contains("order failing") && page.text.contains("next attempt"), "\(page.text)")
             let metrics = try await api.call(.get, "/metrics").text
             #expect(metrics.contains("linkd_acme_orders_total{outcome=\"failed\"}"))
+
+            // A flood of made-up challenge tokens: each a 404, and at most the read budget of store reads.
+            let started = Date()
+            for _ in 0..<200 {
+                let token = UUID().uuidString.replacingOccurrences(of: "-", with: "") + "abcdefghijk"
+                #expect(try await api.call(.get, "/.well-known/acme-challenge/\(token)").status == 404)
+            }
+            let budget = ACMEChallengeAnswers.storeReadBurst + ACMEChallengeAnswers.storeReadsPerSecond * (Date().timeIntervalSince(started) + 1)
+            #expect(Double(api.faults.challengeReads) <= budget, "\(api.faults.challengeReads) store reads for 200 made-up tokens")
+            #expect(api.faults.challengeReads >= 1, "a token not held here is looked for in the store")
         }
     }
 

@@ -77,11 +77,11 @@ struct ACMECertificateService: Service {
             let app = String(row.name.dropFirst("certificate/".count))
             do {
                 let pair = try JSONDecoder().decode(SealedPair.self, from: Data(try masterKey.open(Array(row.value), name: row.name)))
-                let issued = try IssuedCertificate.parse(chainPEM: pair.chain, privateKeyPEM: pair.key)
+                // One reading of the chain and key: names, dates, the key checked against the leaf.
                 let entry = try TLSCertificates.entry(chainPEM: pair.chain, keyPEM: pair.key, source: "acme")
-                let lifetime = issued.notAfter.timeIntervalSince(issued.notBefore)
-                out[app] = Stored(entry: entry, renewAt: issued.notBefore.addingTimeInterval(lifetime * 2 / 3))
-                status.installed(app: app, hosts: issued.hosts, notAfter: issued.notAfter)
+                let lifetime = entry.notAfter.timeIntervalSince(entry.notBefore)
+                out[app] = Stored(entry: entry, renewAt: entry.notBefore.addingTimeInterval(lifetime * 2 / 3))
+                status.installed(app: app, hosts: entry.hosts, notAfter: entry.notAfter)
             } catch {
                 logger.error("a stored certificate does not open", metadata: ["app": "\(app)", "error": "\(error)"])
             }

@@ -5,10 +5,16 @@ import LinkStore
 import NIOCore
 
 /// The HTTP-01 challenges of the orders in progress, kept in memory and in the store, so that whichever instance the
-/// CA's validation request reaches behind a load balancer answers it.
+/// CA's validation request reaches behind a load balancer answers it. The path is public: a token this instance does
+/// not hold costs a store read, at most `storeReadsPerSecond` of them (burst `storeReadBurst`) whoever asks, so a
+/// flood of made-up tokens cannot turn into a flood of database reads; past it, such a token is a 404 at once.
 final class ACMEChallengeAnswers: HTTP01Responder {
     private let memory = HTTP01Challenges()
     private let store: StoreFront
+    /// Store reads of tokens not held here, for all clients together.
+    private let storeReads = RateLimiter(perSecond: storeReadsPerSecond, burst: storeReadBurst)
+    static let storeReadsPerSecond: Double = 20
+    static let storeReadBurst: Double = 40
 
     init(store: StoreFront) { self.store = store }
 
@@ -26,6 +32,7 @@ final class ACMEChallengeAnswers: HTTP01Responder {
     /// The key authorization for `token`: memory, else the store (another instance's order); nil when none.
     func answer(token: String) async -> String? {
         if let local = memory.keyAuthorization(for: token) { return local }
+        guard storeReads.allow("store") else { return nil }
         let stored = try? await store.backend.tlsSecrets(prefix: "challenge/" + token)
         return stored?.first { $0.name == "challenge/" + token }.map { String(decoding: $0.value, as: UTF8.self) }
     }

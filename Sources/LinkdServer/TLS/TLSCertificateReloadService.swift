@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Re-reads the operator's certificate files on `SIGHUP` and when one of them changes (their modification time,
 /// size or inode, looked at every `pollInterval`), and installs them for the next handshakes; open connections keep

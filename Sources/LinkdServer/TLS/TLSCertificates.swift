@@ -15,7 +15,8 @@ final class TLSCertificates: Sendable {
         /// The chain, leaf first, and its key, as NIO's TLS reads them.
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
-        /// When the leaf stops being valid.
+        /// When the leaf's validity starts and ends.
+        let notBefore: Date
         let notAfter: Date
         /// Where it came from: a file's path, or `acme`.
         let source: String
@@ -49,14 +50,6 @@ final class TLSCertificates: Sendable {
         return entries.first
     }
 
-    /// Whether some certificate serves `host` by name (exact or wildcard).
-    func serves(_ host: String) -> Bool {
-        guard let entry = entry(for: host) else { return false }
-        let name = host.lowercased()
-        guard let dot = name.firstIndex(of: ".") else { return entry.hosts.contains(name) }
-        return entry.hosts.contains(name) || entry.hosts.contains("*" + name[dot...])
-    }
-
     /// NIO's per-handshake callback: the chain and key for the client's SNI name; the handshake fails when there is
     /// no certificate at all.
     var contextCallback: NIOSSLContextCallback {
@@ -78,7 +71,9 @@ final class TLSCertificates: Sendable {
             let summary = try IssuedCertificate.inspect(chainPEM: chainPEM, privateKeyPEM: keyPEM)
             let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
             let key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
-            return Entry(hosts: summary.hosts.map { $0.lowercased() }, chain: chain, key: key, notAfter: summary.notAfter, source: source)
+            return Entry(
+                hosts: summary.hosts.map { $0.lowercased() }, chain: chain, key: key, notBefore: summary.notBefore,
+                notAfter: summary.notAfter, source: source)
         } catch let error as ACMEError {
             throw TLSCertificateError(message: "\(source): \(error.message)")
         } catch {

@@ -21,6 +21,7 @@ final class FaultInjectingBackend: StoreBackend {
     let base: any StoreBackend
     private let current = Mutex<Fault>(.none)
     private let pingCount = Mutex(0)
+    private let challengeReadCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -36,6 +37,8 @@ final class FaultInjectingBackend: StoreBackend {
     }
 
     var description: String { base.description }
+    /// How many times an ACME challenge's answer was looked for in the store.
+    var challengeReads: Int { challengeReadCount.withLock { $0 } }
     /// How many times the store was pinged (readiness checks).
     var pings: Int { pingCount.withLock { $0 } }
 
@@ -162,6 +165,7 @@ extension FaultInjectingBackend {
     }
 
     func tlsSecrets(prefix: String) async throws -> [StoredTLSSecret] {
+        if prefix.hasPrefix("challenge/") { challengeReadCount.withLock { $0 += 1 } }
         try check(); return try await base.tlsSecrets(prefix: prefix)
     }
     func saveTLSSecret(_ secret: StoredTLSSecret) async throws {
