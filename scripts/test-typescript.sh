@@ -3,7 +3,8 @@
 #   1. installs what it needs when missing, with apt-get (Debian's packages; no npm registry): nodejs (Node ≥ 18, for
 #      fetch and `node --test`), node-typescript (tsc), python3-yaml (the tests read the seed manifests and
 #      docs/openapi.yaml with PyYAML);
-#   2. compiles it with `tsc -p clients/typescript` (strict) into clients/typescript/dist;
+#   2. compiles it with `tsc -p clients/typescript` (strict) into clients/typescript/dist and packs it as an app
+#      installs it (scripts/pack-typescript.sh: clients/typescript/linkd-client-<version>.tgz);
 #   3. runs its tests with Node's own test runner against real `linkd serve` processes started from $LINKD_BIN
 #      (default .build/debug/linkd: this script does not build linkd).
 # Usage: scripts/test-typescript.sh            LINKD_BIN=/path/to/linkd scripts/test-typescript.sh
@@ -44,8 +45,7 @@ if [ ! -x "$LINKD_BIN" ]; then
 fi
 
 echo "test-typescript: node $(node --version), $(tsc --version), linkd $LINKD_BIN"
-rm -rf clients/typescript/dist
-tsc -p clients/typescript --strict
+scripts/pack-typescript.sh >/dev/null
 
 tap=$(mktemp)
 trap 'rm -f "$tap"' EXIT

@@ -6,6 +6,7 @@ struct Linkd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkd",
         abstract: "Deep-link and share-URL routing daemon.",
+        version: LinkdVersion.release,
         subcommands: [
             AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, ServeCommand.self,
             RemovedKeysCommand.self,
