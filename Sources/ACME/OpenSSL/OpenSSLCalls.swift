@@ -1,19 +1,11 @@
 internal import COpenSSL
+internal import TokenSigning
 
 /// OpenSSL's error queue and memory BIOs, for the key, CSR and certificate code.
 enum OpenSSLCalls {
     /// Drains OpenSSL's error queue into an `ACMEError` (code `crypto` unless given).
     static func error(_ operation: String, code: ACMEError.Code = .crypto) -> ACMEError {
-        var reasons: [String] = []
-        while true {
-            let error = ERR_get_error()
-            if error == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(error, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        let detail = reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"
-        return ACMEError(code, "\(operation) failed\(detail)")
+        ACMEError(code, "\(operation) failed\(OpenSSLErrorQueue.drainedDetail())")
     }
 
     /// Everything written to a fresh memory BIO by `write` (which returns OpenSSL's success value, 1).

@@ -1,8 +1,9 @@
 internal import COpenSSL
 
-enum OpenSSL {
-    /// Drains OpenSSL's error queue into a `TokenError` with code `crypto`.
-    static func error(_ operation: String) -> TokenError {
+/// OpenSSL's per-thread error queue, read for messages: the one place linkd turns it into text (TokenSigning and ACME).
+public enum OpenSSLErrorQueue {
+    /// Empties the queue, oldest first, as OpenSSL's reason strings (`error:0A000086:SSL routines::…`).
+    public static func drain() -> [String] {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()
@@ -11,8 +12,20 @@ enum OpenSSL {
             ERR_error_string_n(code, &buffer, buffer.count)
             reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        let detail = reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"
-        return TokenError(.crypto, "\(operation) failed\(detail)")
+        return reasons
+    }
+
+    /// `" (reason; reason)"`, or `""` when the queue is empty — for the end of an error message. Empties the queue.
+    public static func drainedDetail() -> String {
+        let reasons = drain()
+        return reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"
+    }
+}
+
+enum OpenSSL {
+    /// Drains OpenSSL's error queue into a `TokenError` with code `crypto`.
+    static func error(_ operation: String) -> TokenError {
+        TokenError(.crypto, "\(operation) failed\(OpenSSLErrorQueue.drainedDetail())")
     }
 
     static func clearErrors() { ERR_clear_error() }
