@@ -4,7 +4,8 @@
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(openssl curl chromium zbar-tools postgresql pebble)
+  # nodejs and node-typescript: the TypeScript client (scripts/test-typescript.sh) and the codegen tests compile with tsc.
+  want+=(openssl curl chromium zbar-tools postgresql pebble nodejs node-typescript python3-yaml)
 fi
 missing=()
 for p in "${want[@]}"; do
