@@ -59,6 +59,20 @@ struct ManifestRefusalTests {
         }
     }
 
+    @Test("android.dynamicAppLinks: true or false only, refused with its position; an unknown android key with a typo hint")
+    func androidDynamicAppLinks() throws {
+        let android = "android:\n  package: com.example.bad\n  sha256CertFingerprints: [\"\(Array(repeating: "AB", count: 32).joined(separator: ":"))\"]\n"
+        #expect(problems(base + android + "  dynamicAppLinks: maybe\n") ==
+                ["bad.yaml:13:20: error: android.dynamicAppLinks must be true or false — write true or false"])
+        #expect(problems(base + android + "  dynamicAppLinks: [true]\n") ==
+                ["bad.yaml:13:20: error: android.dynamicAppLinks must be true or false — write true or false"])
+        #expect(problems(base + android + "  dynamicApplinks: false\n") ==
+                ["bad.yaml:13:3: error: unknown key 'dynamicApplinks' in android — did you mean 'dynamicAppLinks'?"])
+        #expect(try ManifestLoader.parse(yaml: base + android, file: "ok.yaml").androidDynamicAppLinks)
+        #expect(try !ManifestLoader.parse(yaml: base + android + "  dynamicAppLinks: false\n", file: "ok.yaml").androidDynamicAppLinks)
+        #expect(try ManifestLoader.parse(yaml: base + android + "  dynamicAppLinks: true\n", file: "ok.yaml").androidDynamicAppLinks)
+    }
+
     @Test("unknown route in a return path")
     func unknownReturnRoute() {
         #expect(problems(base + "returns:\n  - from: Detail\n    close: { signedIn: Hom }\n") ==

@@ -253,4 +253,37 @@ struct MatchingTests {
         ])
         #expect(manifest.appleLinkComponents(host: "other.example").isEmpty)
     }
+
+    @Test("assetlinks.json rules: the same walk as the AASA, empty segments excluded per depth, a too-many-segments exclude per length, literals decoded")
+    func androidDynamicRules() throws {
+        let yaml = """
+            app: dal
+            name: DAL
+            hosts: [a.example]
+            states: [in]
+            unauthenticatedState: in
+            routes:
+              - { id: Item, presentation: push, states: [in], patterns: ["/items/:id(int)/view", "/i/:id(uuid)"] }
+              - { id: List, presentation: push, states: [in], patterns: ["/list/:page(int)?"] }
+              - { id: Docs, presentation: push, states: [in], patterns: ["/caf\u{e9}/wh?at/*rest"] }
+            """
+        let manifest = try ManifestLoader.parse(yaml: yaml, file: "dal.yaml")
+        let rules = manifest.androidLinkComponents(host: "a.example").map { ($0.exclude ? "-" : "+") + $0.path }
+        let uuid = "????????-????-????-????-????????????"
+        let emptySegments = (0..<32).map { "-/" + String(repeating: "?*/", count: $0) + "/*" }
+        #expect(rules == emptySegments + [
+            "+/caf\u{e9}/wh?at/?*",
+            "-/?*/?*/?*/?*/*", "+/items/?*/view/",
+            "-/?*/?*/?*/*", "+/items/?*/view",
+            "+/i/\(uuid)/", "+/list/?*/",
+            "-/?*/?*/*", "+/i/\(uuid)", "+/list/?*",
+            "+/list/",
+            "-/?*/*", "+/list",
+        ])
+        #expect(manifest.androidLinkComponents(host: "other.example").isEmpty)
+        // The variants and their order are the AASA's: the includes of both files name the same patterns.
+        let apple = manifest.appleLinkComponents(host: "a.example").filter { !$0.exclude }.map(\.path)
+        #expect(apple.count == rules.filter { $0.hasPrefix("+") }.count)
+        #expect(AppManifest.androidLiteral("wh?at*") == "wh?at?")
+    }
 }

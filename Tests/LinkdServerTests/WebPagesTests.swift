@@ -285,6 +285,13 @@ struct WebPagesTests {
                     #expect(target?["package_name"] as? String == package)
                     #expect(target?["sha256_cert_fingerprints"] as? [String] == manifest.androidFingerprints)
                     #expect(statements.first?["relation"] as? [String] == ["delegate_permission/common.handle_all_urls"])
+                    // Android 15+'s reading of the served rules (decoded path, first match wins, no match: the browser).
+                    let android = try AndroidLinkMatcher(json: links.body)
+                    for path in Self.samplePaths(manifest) {
+                        #expect(android.opensInApp(package: package, path: path) == true, "\(host)\(path)")
+                        #expect(android.opensInApp(package: package, path: path + "/extra/segments") == false, "\(host)\(path)/extra/segments")
+                    }
+                    #expect(android.opensInApp(package: package, path: stray) == false)
                 } else {
                     #expect(statements.isEmpty)
                 }

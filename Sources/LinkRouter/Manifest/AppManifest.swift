@@ -25,6 +25,9 @@ public struct AppManifest: Sendable, Equatable {
     public var androidPackage: String?
     /// Android signing-certificate SHA-256 fingerprints (`AA:BB:…`) for assetlinks.json.
     public var androidFingerprints: [String]
+    /// Whether assetlinks.json carries `dynamic_app_link_components` for the package (`android.dynamicAppLinks`,
+    /// default true).
+    public var androidDynamicAppLinks: Bool = true
     /// Web fallback URL for people without the app.
     public var webFallbackURL: String?
     /// Session states the app distinguishes.

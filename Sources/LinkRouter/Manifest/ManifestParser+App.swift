@@ -8,7 +8,7 @@ extension ManifestParser {
     func parseApp(_ top: [String: Node]) -> AppManifest {
         let app = reader.string(top["app"], context: "app") ?? ""
         let ios = reader.mapping(top["ios"], context: "ios", allowed: ["appIDs", "appStoreID", "webcredentials", "appClipIDs"])
-        let android = reader.mapping(top["android"], context: "android", allowed: ["package", "sha256CertFingerprints"])
+        let android = reader.mapping(top["android"], context: "android", allowed: ["package", "sha256CertFingerprints", "dynamicAppLinks"])
         let tabBar = reader.mapping(top["tabBar"], context: "tabBar", allowed: ["hiddenFor"])
 
         var manifest = AppManifest(
@@ -24,6 +24,7 @@ extension ManifestParser {
             iosAppClipIDs: reader.strings(ios["appClipIDs"], context: "ios.appClipIDs").map(\.0),
             androidPackage: reader.string(android["package"], context: "android.package"),
             androidFingerprints: reader.strings(android["sha256CertFingerprints"], context: "android.sha256CertFingerprints").map(\.0),
+            androidDynamicAppLinks: reader.bool(android["dynamicAppLinks"], context: "android.dynamicAppLinks") ?? true,
             webFallbackURL: reader.string(top["webFallback"], context: "webFallback"),
             states: [], unauthenticatedState: "", tabStates: [], stateRoots: [:], tabs: [],
             tabBarHiddenFor: [], routes: [:], routeOrder: [], returns: [], intercepts: [], share: nil,

@@ -24,7 +24,7 @@ extension AppManifest {
     /// (the share path on share hosts, every route pattern on the app's hosts) is covered, in every spelling linkd
     /// resolves on http(s) (docs/matching.md), and as far as Apple's patterns can say, nothing else is.
     ///
-    /// How, in the order of the components:
+    /// How, in the order of the components (`LinkRuleWalk`, the order `androidLinkComponents` keeps too):
     /// 1. `*//*` excluded: linkd does not resolve a path with an empty segment (`nonCanonicalPath`).
     /// 2. Wildcard tails (`/docs/?*`), which match paths of any length (a trailing `/` included).
     /// 3. Every other pattern variant (optional segments present or absent), longest first, manifest order within a
@@ -46,61 +46,9 @@ extension AppManifest {
     /// param followed by literals and a wildcard tail may span segments, a required query param does not make linkd
     /// try another route, a query item's name is matched as written (linkd decodes it).
     public func appleLinkComponents(host: String) -> [AppleLinkComponent] {
-        var variants: [(segments: [PathPattern.Segment], query: [String: String])] = []
-        if let share, shareHosts.contains(host), let pattern = try? PathPattern(parsing: share.path) {
-            variants += pattern.expanded.map { ($0, [:]) }
+        LinkRuleWalk(syntax: AppleLinkSyntax()).rules(linkVariants(host: host)).map {
+            AppleLinkComponent(path: $0.path, query: $0.query, exclude: $0.exclude)
         }
-        if hosts.contains(host) {
-            for id in routeOrder {
-                guard let route = routes[id] else { continue }
-                var query: [String: String] = [:]
-                for (name, spec) in route.query where spec.required {
-                    query[Self.appleEncoded(name)] = Self.appleGlob(for: spec.type)
-                }
-                for text in route.patterns {
-                    guard let pattern = try? PathPattern(parsing: text) else { continue }
-                    variants += pattern.expanded.map { ($0, query) }
-                }
-            }
-        }
-        guard !variants.isEmpty else { return [] }
-
-        // No path with an empty segment opens the app.
-        var components = [AppleLinkComponent(path: "*//*", exclude: true)]
-        // Wildcard tails next: they cover every length.
-        for variant in variants where variant.segments.last?.isWildcard == true {
-            components.append(AppleLinkComponent(path: Self.applePath(variant.segments), query: variant.query))
-        }
-        // Then by length, longest first (manifest order within a length): the trailing-`/` forms, then the plain ones,
-        // each after its excludes.
-        let fixed = variants.filter { $0.segments.last?.isWildcard != true }
-        for length in Set(fixed.map(\.segments.count)).sorted(by: >) {
-            let group = fixed.filter { $0.segments.count == length }
-            for trailing in length > 0 ? ["/", ""] : [""] {
-                for variant in group {
-                    for (index, segment) in variant.segments.enumerated() {
-                        guard case .param(_, let type) = segment else { continue }
-                        // The param's pattern holding a `/`: `?*/?*`, or `*/*` for a fixed length (its `?`s match `/` too).
-                        let spanning = Self.appleGlob(for: type) == "?*" ? "?*/?*" : "*/*"
-                        var globs = variant.segments.map(Self.appleGlob)
-                        globs[index] = spanning
-                        components.append(AppleLinkComponent(path: "/" + globs.joined(separator: "/") + trailing, exclude: true))
-                    }
-                    components.append(AppleLinkComponent(path: Self.applePath(variant.segments) + trailing, query: variant.query))
-                }
-            }
-        }
-        // A component after an identical one never decides anything.
-        var seen = Set<String>()
-        return components.filter { component in
-            let key = component.path + "\u{0}" + component.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-            return seen.insert(key).inserted
-        }
-    }
-
-    /// `/` + the segments' patterns joined by `/`.
-    static func applePath(_ segments: [PathPattern.Segment]) -> String {
-        "/" + segments.map(appleGlob).joined(separator: "/")
     }
 
     /// One segment as an Apple pattern: a literal percent-encoded, a param by its type, a wildcard tail `?*`.
@@ -144,10 +92,27 @@ extension AppManifest {
     }
 }
 
-extension PathPattern.Segment {
-    /// Whether this is the wildcard tail.
-    var isWildcard: Bool {
-        if case .wildcard = self { return true }
-        return false
+/// How apple-app-site-association writes a rule (`AppManifest.appleLinkComponents(host:)`).
+struct AppleLinkSyntax: LinkRuleSyntax {
+    /// `*//*` excluded: `*` may take `/`, so one pattern finds an empty segment anywhere.
+    func prelude(_ variants: [LinkVariant]) -> [LinkRule] { [LinkRule(path: "*//*", exclude: true)] }
+
+    func glob(_ segment: PathPattern.Segment) -> String { AppManifest.appleGlob(segment) }
+
+    func glob(for type: ParamType) -> String { AppManifest.appleGlob(for: type) }
+
+    func queryName(_ name: String) -> String { AppManifest.appleEncoded(name) }
+
+    func excludes(length: Int, trailingSlash: Bool) -> [LinkRule] { [] }
+
+    /// For each param of `variant`, the variant with that param's pattern holding a `/`: `?*/?*`, or `*/*` for a fixed
+    /// length (its `?`s match `/` too).
+    func excludes(before variant: LinkVariant, trailingSlash: Bool) -> [LinkRule] {
+        variant.segments.indices.compactMap { index in
+            guard case .param(_, let type) = variant.segments[index] else { return nil }
+            var globs = variant.segments.map(glob)
+            globs[index] = glob(for: type) == "?*" ? "?*/?*" : "*/*"
+            return LinkRule(path: "/" + globs.joined(separator: "/") + (trailingSlash ? "/" : ""), exclude: true)
+        }
     }
 }

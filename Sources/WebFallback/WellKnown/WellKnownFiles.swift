@@ -15,8 +15,11 @@ public struct WellKnownError: Error, Sendable, CustomStringConvertible {
 ///   Apple's patterns can say (`AppManifest.appleLinkComponents(host:)`: excludes before includes, first match wins);
 ///   `webcredentials` and `appclips` when a manifest asks for them.
 /// - `assetlinks.json`: Android App Links (`delegate_permission/common.handle_all_urls`) for apps with a package and
-///   certificate fingerprints; an empty list for a host without.
-/// Each file is JSON, at most `maxBytes`.
+///   certificate fingerprints; an empty list for a host without. Unless the manifest says `android.dynamicAppLinks:
+///   false`, each statement carries `relation_extensions` with the host's `dynamic_app_link_components` (Android 15+):
+///   the same paths as the apple-app-site-association in Android's syntax (`AppManifest.androidLinkComponents(host:)`:
+///   the path matched decoded, excludes before includes, first match wins, no match stays in the browser).
+/// Each file is JSON with sorted keys, at most `maxBytes`.
 public struct WellKnownFiles: Sendable {
     /// Apple's limit for apple-app-site-association, applied to both files.
     public static let maxBytes = 128 * 1024
@@ -35,7 +38,7 @@ public struct WellKnownFiles: Sendable {
         var assetLinks: [String: [UInt8]] = [:]
         for (host, apps) in byHost {
             let association = Self.encode(Self.appleAppSiteAssociation(host: host, manifests: apps))
-            let links = Self.encode(Self.assetLinks(manifests: apps))
+            let links = Self.encode(Self.assetLinks(host: host, manifests: apps))
             for (name, bytes) in [("apple-app-site-association", association), ("assetlinks.json", links)] where bytes.count > Self.maxBytes {
                 throw WellKnownError(message: "\(name) for \(host) would be \(bytes.count) bytes, over the \(Self.maxBytes)-byte limit "
                     + "(manifests: \(apps.map(\.sourceFile).joined(separator: ", "))); use fewer or more general patterns")
@@ -103,20 +106,45 @@ public struct WellKnownFiles: Sendable {
 
     /// One statement of assetlinks.json.
     struct AssetLinkStatement: Encodable {
+        /// The relation every statement grants, and the key of its extension.
+        static let handleAllURLs = "delegate_permission/common.handle_all_urls"
         struct Target: Encodable {
             var namespace = "android_app"
             var packageName: String
             var fingerprints: [String]
             enum CodingKeys: String, CodingKey { case namespace, packageName = "package_name", fingerprints = "sha256_cert_fingerprints" }
         }
-        var relation = ["delegate_permission/common.handle_all_urls"]
+        /// The relation's extension: Dynamic App Links' rules.
+        struct Extension: Encodable {
+            var components: [Component]
+            enum CodingKeys: String, CodingKey { case components = "dynamic_app_link_components" }
+        }
+        struct Component: Encodable {
+            var path: String
+            var query: [String: String]?
+            var exclude: Bool?
+            enum CodingKeys: String, CodingKey { case path = "/", query = "?", exclude }
+        }
+        var relation = [Self.handleAllURLs]
         var target: Target
+        var extensions: [String: Extension]?
+        enum CodingKeys: String, CodingKey { case relation, target, extensions = "relation_extensions" }
     }
 
-    static func assetLinks(manifests: [AppManifest]) -> [AssetLinkStatement] {
+    static func assetLinks(host: String, manifests: [AppManifest]) -> [AssetLinkStatement] {
         manifests.compactMap { manifest in
             guard let package = manifest.androidPackage, !manifest.androidFingerprints.isEmpty else { return nil }
-            return AssetLinkStatement(target: .init(packageName: package, fingerprints: manifest.androidFingerprints.map { $0.uppercased() }))
+            var statement = AssetLinkStatement(
+                target: .init(packageName: package, fingerprints: manifest.androidFingerprints.map { $0.uppercased() }))
+            if manifest.androidDynamicAppLinks {
+                let components = manifest.androidLinkComponents(host: host).map { component in
+                    AssetLinkStatement.Component(
+                        path: component.path, query: component.query.isEmpty ? nil : component.query,
+                        exclude: component.exclude ? true : nil)
+                }
+                statement.extensions = [AssetLinkStatement.handleAllURLs: .init(components: components)]
+            }
+            return statement
         }
     }
 

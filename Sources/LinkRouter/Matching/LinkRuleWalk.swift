@@ -1,0 +1,125 @@
+/// The walk both association files share: which pattern variants linkd resolves on a host, and the order their
+/// rules are listed in (first match wins, on iOS and on Android). The two files differ only in how a rule is written
+/// (`LinkRuleSyntax`): how a segment reads as a pattern, and which excludes guard the includes.
+///
+/// The order:
+/// 1. the syntax's `prelude` (paths with an empty segment excluded: linkd answers `nonCanonicalPath`);
+/// 2. wildcard tails (`/docs/?*`), which match paths of any length, a trailing `/` included;
+/// 3. every other variant (each optional segment present or absent), the longest first and in manifest order within a
+///    length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then the
+///    variants as they are; the syntax's excludes for the length, then for each variant its own excludes and the
+///    variant.
+///
+/// A rule after an identical one never decides anything and is dropped.
+struct LinkRuleWalk<Syntax: LinkRuleSyntax> {
+    let syntax: Syntax
+
+    /// The rules of `variants`, in order.
+    func rules(_ variants: [LinkVariant]) -> [LinkRule] {
+        guard !variants.isEmpty else { return [] }
+        var rules = syntax.prelude(variants)
+        for variant in variants where variant.isWildcard {
+            rules.append(include(variant, trailingSlash: false))
+        }
+        let fixed = variants.filter { !$0.isWildcard }
+        for length in Set(fixed.map(\.segments.count)).sorted(by: >) {
+            let group = fixed.filter { $0.segments.count == length }
+            for trailingSlash in length > 0 ? [true, false] : [false] {
+                rules += syntax.excludes(length: length, trailingSlash: trailingSlash)
+                for variant in group {
+                    rules += syntax.excludes(before: variant, trailingSlash: trailingSlash)
+                    rules.append(include(variant, trailingSlash: trailingSlash))
+                }
+            }
+        }
+        var seen = Set<String>()
+        return rules.filter { seen.insert($0.key).inserted }
+    }
+
+    /// The rule that opens `variant` in the app: its segments' patterns, its required query.
+    func include(_ variant: LinkVariant, trailingSlash: Bool) -> LinkRule {
+        var query: [String: String] = [:]
+        for (name, type) in variant.query { query[syntax.queryName(name)] = syntax.glob(for: type) }
+        return LinkRule(path: syntax.path(variant.segments) + (trailingSlash ? "/" : ""), query: query)
+    }
+}
+
+/// How one association file writes its rules.
+protocol LinkRuleSyntax {
+    /// Rules before every other.
+    func prelude(_ variants: [LinkVariant]) -> [LinkRule]
+    /// One segment as a pattern.
+    func glob(_ segment: PathPattern.Segment) -> String
+    /// A param type as a pattern (a query value's too).
+    func glob(for type: ParamType) -> String
+    /// A required query item's name as the file writes it.
+    func queryName(_ name: String) -> String
+    /// Excludes before the variants of `length` segments (with a trailing `/`, or as they are).
+    func excludes(length: Int, trailingSlash: Bool) -> [LinkRule]
+    /// Excludes right before one fixed-length variant.
+    func excludes(before variant: LinkVariant, trailingSlash: Bool) -> [LinkRule]
+}
+
+extension LinkRuleSyntax {
+    /// `/` + the segments' patterns joined by `/`.
+    func path(_ segments: [PathPattern.Segment]) -> String {
+        "/" + segments.map(glob).joined(separator: "/")
+    }
+}
+
+/// One pattern variant linkd resolves on a host: a path pattern with each optional segment present or absent, and
+/// the required query params of its route.
+struct LinkVariant {
+    /// The segments.
+    var segments: [PathPattern.Segment]
+    /// Required query param name → type.
+    var query: [String: ParamType]
+
+    /// Whether it ends with a wildcard tail.
+    var isWildcard: Bool { segments.last?.isWildcard == true }
+}
+
+/// One rule of an association file, before it is encoded: a path pattern, query item patterns, exclude or include.
+struct LinkRule: Equatable {
+    /// The path pattern (`/`).
+    var path: String
+    /// Query item name → value pattern (`?`); empty: any query.
+    var query: [String: String] = [:]
+    /// Whether a URL it matches stays out of the app.
+    var exclude = false
+
+    /// Path and query: two rules with the same key match the same URLs.
+    var key: String {
+        path + "\u{0}" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+}
+
+extension AppManifest {
+    /// The pattern variants linkd resolves on `host` (lowercase, no port): the share path's on share hosts, then
+    /// every route pattern's on the app's hosts, in manifest order, each with its route's required query params.
+    func linkVariants(host: String) -> [LinkVariant] {
+        var variants: [LinkVariant] = []
+        if let share, shareHosts.contains(host), let pattern = try? PathPattern(parsing: share.path) {
+            variants += pattern.expanded.map { LinkVariant(segments: $0, query: [:]) }
+        }
+        if hosts.contains(host) {
+            for id in routeOrder {
+                guard let route = routes[id] else { continue }
+                let query = route.query.filter(\.value.required).mapValues(\.type)
+                for text in route.patterns {
+                    guard let pattern = try? PathPattern(parsing: text) else { continue }
+                    variants += pattern.expanded.map { LinkVariant(segments: $0, query: query) }
+                }
+            }
+        }
+        return variants
+    }
+}
+
+extension PathPattern.Segment {
+    /// Whether this is the wildcard tail.
+    var isWildcard: Bool {
+        if case .wildcard = self { return true }
+        return false
+    }
+}
