@@ -89,6 +89,38 @@ struct LinkLifecycleTests {
         }
     }
 
+    @Test("a share link whose record is not cached: its token's signature is checked once, before and after the store read")
+    func signatureCheckedOnce() async throws {
+        let dir = temporaryDataDir()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let keyring = try Keyring(store: MemoryKeyringStore(), masterKey: MasterKey(bytes: SecureRandom.bytes(32)))
+        try keyring.generate(app: "handz", suite: .hmacSHA256)
+        let apps = try AppsInForce.fixed(try ServerBootstrap.loadRouter(exampleManifests, environment: [:]))
+        func service(_ store: StoreFront) -> LinkService {
+            LinkService(store: store, keyring: keyring, apps: apps, clicks: ClickBuffer(), metrics: ServerMetrics(),
+                        defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
+        }
+        let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
+        let created = try await service(try await StoreFront.openSQLite(path: dir + "/linkd.sqlite")).create(request, app: "handz")
+        // A second store on the same file: its record cache is cold, as another instance's or after eviction.
+        let cold = service(try await StoreFront.openSQLite(path: dir + "/linkd.sqlite"))
+
+        var verified = VerifiedTokens()
+        let inMemory = cold.shareStatusInMemory(token: created.token, host: "links.handz.example", verified: &verified)
+        #expect(inMemory == nil, "the record must be read first")
+        let (app, status) = await cold.shareStatus(token: created.token, host: "links.handz.example", verified: &verified)
+        #expect(app == "handz")
+        guard case .active(let target) = status else { Issue.record("\(status)"); return }
+        #expect(target.linkID == created.id)
+        #expect(verified.checks == 1, "the share page's two lookups and the one after the store read share one check")
+
+        // A forged token on the same path: checked once too, and unknown.
+        var forged = VerifiedTokens()
+        let tampered = String(created.token.dropLast()) + (created.token.last == "A" ? "B" : "A")
+        #expect(await cold.shareStatus(token: tampered, host: "links.handz.example", verified: &forged).status == .unknown)
+        #expect(forged.checks == 1)
+    }
+
     @Test("an expired link is unavailable (expired), not unknown, in resolutions and on the share path")
     func expiry() async throws {
         let dir = temporaryDataDir()
@@ -103,8 +135,9 @@ struct LinkLifecycleTests {
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
         let twoHoursAgo = Date().addingTimeInterval(-7200)
         let created = try await service.create(request, app: "handz", now: twoHoursAgo)
-        #expect(await service.status(token: created.token, app: "handz", now: twoHoursAgo.addingTimeInterval(60)) != .unknown)
-        #expect(await service.status(token: created.token, app: "handz", now: Date()) == .unavailable(linkID: nil, reason: .expired))
+        var before = VerifiedTokens(), after = VerifiedTokens()   // one per request: each request has its own now
+        #expect(await service.status(token: created.token, app: "handz", now: twoHoursAgo.addingTimeInterval(60), verified: &before) != .unknown)
+        #expect(await service.status(token: created.token, app: "handz", now: Date(), verified: &after) == .unavailable(linkID: nil, reason: .expired))
         let resolution = await service.resolve(url: created.url, state: "free", app: nil)
         #expect(resolution.outcome == .linkUnavailable)
         #expect(resolution.link?.status == "expired")

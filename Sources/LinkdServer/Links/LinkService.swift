@@ -117,10 +117,12 @@ final class LinkService: Sendable {
         case needsRecord(String)
     }
 
-    /// Decides a token's status without I/O when the link record is cached.
-    func memoryStatus(token: String, app: String, now: Date) -> MemoryVerdict {
+    /// Decides a token's status without I/O when the link record is cached. The signature is checked through
+    /// `verified`, so a caller that asks again after reading the record (or resolves a URL a second time) does not
+    /// check it twice.
+    func memoryStatus(token: String, app: String, now: Date, verified: inout VerifiedTokens) -> MemoryVerdict {
         let claims: TokenClaims
-        switch keyring.verify(token, app: app, now: UInt32(clamping: Int(now.timeIntervalSince1970))) {
+        switch verified.verify(token, app: app, now: now, keyring: keyring) {
         case .success(let value): claims = value
         case .failure(let error):
             return .decided(error.publicVerdict == .expired ? .unavailable(linkID: nil, reason: .expired) : .unknown)
@@ -135,12 +137,12 @@ final class LinkService: Sendable {
 
     /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
     /// token `unknown` for this request (never an error page); the cache is retried next time.
-    func status(token: String, app: String, now: Date) async -> LinkStatus {
-        switch memoryStatus(token: token, app: app, now: now) {
+    func status(token: String, app: String, now: Date, verified: inout VerifiedTokens) async -> LinkStatus {
+        switch memoryStatus(token: token, app: app, now: now, verified: &verified) {
         case .decided(let status): return status
         case .needsRecord(let id):
             _ = try? await store.link(id: id)
-            if case .decided(let status) = memoryStatus(token: token, app: app, now: now) { return status }
+            if case .decided(let status) = memoryStatus(token: token, app: app, now: now, verified: &verified) { return status }
             return .unknown
         }
     }
@@ -166,16 +168,18 @@ final class LinkService: Sendable {
     /// cached is loaded and the URL resolved once more.
     func resolve(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) async -> Resolution {
         let router = self.router
-        let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router)
+        var verified = VerifiedTokens()
+        let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
         guard !missing.isEmpty else { return finish(first) }
         for id in missing { _ = try? await store.link(id: id) }
-        return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router).resolution)
+        return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified).resolution)
     }
 
     /// The resolution when every share token in the URL is decided from memory; nil (and nothing recorded) when a
     /// link record must be read first, which `resolve` does.
     func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
-        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router)
+        var verified = VerifiedTokens()
+        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
         return missing.isEmpty ? finish(resolution) : nil
     }
 
@@ -184,15 +188,16 @@ final class LinkService: Sendable {
     func resolveCalendar(_ bytes: [UInt8], state: String?, app: String?, now: Date = Date()) async throws -> CalendarReport {
         let resolver = CalendarResolver(router: router)
         var missing: [String] = []
+        var verified = VerifiedTokens()
         let first = try resolver.resolve(bytes, state: state, app: app) { query in
-            lookup(query, now: now) { missing.append($0) }
+            lookup(query, now: now, verified: &verified) { missing.append($0) }
         }
         let report: CalendarReport
         if missing.isEmpty {
             report = first
         } else {
             for id in missing { _ = try? await store.link(id: id) }
-            report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now) { _ in } }
+            report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now, verified: &verified) { _ in } }
         }
         for item in report.items {
             guard let resolution = item.resolution else { continue }
@@ -204,17 +209,17 @@ final class LinkService: Sendable {
 
     /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
     private func resolveOnce(
-        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router
+        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router, verified: inout VerifiedTokens
     ) -> (resolution: Resolution, missing: [String]) {
         var missing: [String] = []
         let resolution = router.resolve(url: url, state: state, app: app, client: client) { query in
-            lookup(query, now: now) { missing.append($0) }
+            lookup(query, now: now, verified: &verified) { missing.append($0) }
         }
         return (resolution, missing)
     }
 
-    private func lookup(_ query: ShareLinkQuery, now: Date, onMiss: (String) -> Void) -> LinkStatus {
-        switch memoryStatus(token: query.token, app: query.app, now: now) {
+    private func lookup(_ query: ShareLinkQuery, now: Date, verified: inout VerifiedTokens, onMiss: (String) -> Void) -> LinkStatus {
+        switch memoryStatus(token: query.token, app: query.app, now: now, verified: &verified) {
         case .decided(let status): return status
         case .needsRecord(let id):
             onMiss(id)
@@ -390,19 +395,28 @@ extension LinkService {
     /// keys verify it. Every candidate is tried the same way, so an unknown token costs what a valid one does.
     /// Reads the link record on a cache miss; records no metric (the caller counts the verdict it answers).
     func shareStatus(token: String, host: String?, now: Date = Date()) async -> (app: String?, status: LinkStatus) {
+        var verified = VerifiedTokens()
+        return await shareStatus(token: token, host: host, now: now, verified: &verified)
+    }
+
+    /// `shareStatus`, checking signatures through `verified` (a caller that tried `shareStatusInMemory` first
+    /// passes the same, so that the token's signature is checked once).
+    func shareStatus(token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens) async -> (app: String?, status: LinkStatus) {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
         for app in candidates(host: host) {
-            let status = await status(token: token, app: app, now: now)
+            let status = await status(token: token, app: app, now: now, verified: &verified)
             if status != .unknown { return (app, status) }
         }
         return (nil, .unknown)
     }
 
     /// `shareStatus` decided from memory; nil when a link record must be read first.
-    func shareStatusInMemory(token: String, host: String?, now: Date = Date()) -> (app: String?, status: LinkStatus)? {
+    func shareStatusInMemory(
+        token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens
+    ) -> (app: String?, status: LinkStatus)? {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
         for app in candidates(host: host) {
-            switch memoryStatus(token: token, app: app, now: now) {
+            switch memoryStatus(token: token, app: app, now: now, verified: &verified) {
             case .decided(.unknown): continue
             case .decided(let status): return (app, status)
             case .needsRecord: return nil

@@ -46,8 +46,11 @@ final class ShareRoutes: Sendable {
     /// The share page of `token`, reading the link record and asking the origin (within the preview wait) when
     /// memory has not got them. `countsClick: false` (a `HEAD` request: nobody opened the link) counts no click.
     func page(token: String, host: String?, userAgent: String?, countsClick: Bool = true) async -> ReadyResponse {
-        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick) { return ready }
-        let (app, status) = await links.shareStatus(token: token, host: host)
+        var verified = VerifiedTokens()
+        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick, verified: &verified) {
+            return ready
+        }
+        let (app, status) = await links.shareStatus(token: token, host: host, verified: &verified)
         let pages = apps.snapshot.sharePages
         if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
         return page(
@@ -58,7 +61,15 @@ final class ShareRoutes: Sendable {
     /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
     /// link record or the origin's preview must be fetched first.
     func pageInMemory(token: String, host: String?, userAgent: String?, countsClick: Bool = true) -> ReadyResponse? {
-        guard let (app, status) = links.shareStatusInMemory(token: token, host: host) else { return nil }
+        var verified = VerifiedTokens()
+        return pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick, verified: &verified)
+    }
+
+    /// `pageInMemory`, checking the token's signature through `verified`.
+    private func pageInMemory(
+        token: String, host: String?, userAgent: String?, countsClick: Bool, verified: inout VerifiedTokens
+    ) -> ReadyResponse? {
+        guard let (app, status) = links.shareStatusInMemory(token: token, host: host, verified: &verified) else { return nil }
         return page(
             app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false, countsClick: countsClick,
             pages: apps.snapshot.sharePages)
