@@ -5,6 +5,8 @@ set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
   want+=(openssl curl chromium zbar-tools postgresql pebble)
+  # RouteCodegenTests compile the generated code: TypeScript with tsc and node, Kotlin with kotlinc (1.3, on the JDK).
+  want+=(nodejs node-typescript kotlin)
 fi
 missing=()
 for p in "${want[@]}"; do
