@@ -7,7 +7,8 @@ struct Linkd: AsyncParsableCommand {
         commandName: "linkd",
         abstract: "Deep-link and share-URL routing daemon.",
         subcommands: [
-            AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, ServeCommand.self,
+            AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, CodegenCommand.self,
+            ServeCommand.self,
             RemovedKeysCommand.self,
         ]
     )
