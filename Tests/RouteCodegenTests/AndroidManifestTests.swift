@@ -10,7 +10,7 @@ import Testing
 /// trailing `/` — must open the app on each host; the schemes and hosts must be the manifest's.
 @Suite("Android intent filters cover what linkd resolves")
 struct AndroidManifestTests {
-    static let fixtures = Fixture.examples + [Fixture.odd]
+    static let fixtures = Fixture.all
 
     @Test("schemes, hosts and autoVerify are the manifest's", arguments: fixtures.map(\.name))
     func schemesAndHosts(name: String) throws {

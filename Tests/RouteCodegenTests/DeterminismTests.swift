@@ -9,7 +9,7 @@ import Testing
 struct DeterminismTests {
     @Test("generating twice, from the manifest parsed twice, gives the same bytes", arguments: CodegenLanguage.allCases)
     func sameBytes(language: CodegenLanguage) throws {
-        for fixture in Fixture.examples + [Fixture.odd] {
+        for fixture in Fixture.all {
             let again = try ManifestLoader.parse(yaml: fixture.source, file: fixture.manifest.sourceFile)
             let first = fixture.generate(language)
             #expect(first == fixture.generate(language), "\(fixture.name)")

@@ -71,6 +71,16 @@ struct Fixture: Sendable {
         return Fixture(name: "odd", source: source, manifest: manifest)
     }()
 
+    /// A manifest with nothing but a state: no route, tab, scheme, host or share section (empty enums, lists, filters).
+    static let bare: Fixture = {
+        let source = "app: bare\nname: Bare\nstates: [anyone]\nunauthenticatedState: anyone\nroutes: []\n"
+        let manifest = try! ManifestLoader.parse(yaml: source, file: "bare.yaml")  // checked by `oddManifestLoads`
+        return Fixture(name: "bare", source: source, manifest: manifest)
+    }()
+
+    /// Every manifest the output tests compile: the examples, the odd one, the bare one.
+    static let all: [Fixture] = examples + [odd, bare]
+
     /// A value of each param type, as linkd writes it (a uuid in lowercase).
     static func sample(_ type: ParamType) -> String {
         switch type {

@@ -7,11 +7,12 @@ import Testing
 /// warnings as errors) and run: every route made from a resolution's id and params gives them back.
 @Suite("Swift output compiles and round-trips every route")
 struct SwiftOutputTests {
-    static let fixtures = Fixture.examples + [Fixture.odd]
+    static let fixtures = Fixture.all
 
-    @Test("the odd manifest loads (the names below are what a manifest may hold)")
+    @Test("the odd and the bare manifests load (the names below are what a manifest may hold)")
     func oddManifestLoads() {
         #expect(Fixture.odd.manifest.routeOrder.count == 8)
+        #expect(Fixture.bare.manifest.routeOrder.isEmpty && Fixture.bare.manifest.tabs.isEmpty)
     }
 
     @Test("every output typechecks without a warning, and a program using it runs")

@@ -10,7 +10,7 @@ import Testing
 struct TypeScriptOutputTests {
     static let tsc = Tools.find("tsc")
     static let node = Tools.find("node")
-    static let fixtures = Fixture.examples + [Fixture.odd]
+    static let fixtures = Fixture.all
 
     /// React Navigation 7's `LinkingOptions` as far as `linking` uses it (its package is not installed here): the
     /// generated object must be assignable to it — mutable `prefixes`, `screens` of paths or nested configs.
