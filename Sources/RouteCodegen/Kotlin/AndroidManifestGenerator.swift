@@ -20,7 +20,7 @@ struct AndroidManifestGenerator {
     let identity: ManifestIdentity
 
     /// One `<data>` element's path attribute.
-    enum PathData: Equatable {
+    enum PathData: Hashable {
         case path(String)
         case pathPattern(String)
 
@@ -51,11 +51,10 @@ struct AndroidManifestGenerator {
                     out.line("<!-- The manifest compares literal segments case-insensitively; Android takes them as written here. -->")
                 }
                 writeFilter(verified: true, schemes: ["https"], hosts: table.hosts, to: &out) { out in
-                    var seen: [PathData] = []
+                    var seen = Set<PathData>()
                     for route in routes {
-                        let data = route.patterns.flatMap(Self.pathData).filter { !seen.contains($0) }
+                        let data = route.patterns.flatMap(Self.pathData).filter { seen.insert($0).inserted }
                         guard !data.isEmpty else { continue }
-                        seen += data
                         out.line("<!-- \(Self.comment(route.id)): \(Self.comment(route.patterns.map(\.text).joined(separator: ", "))) -->")
                         for element in data { out.line(element.xml) }
                     }
@@ -114,12 +113,8 @@ struct AndroidManifestGenerator {
             result.append(.pathPattern(text))
             if !text.hasSuffix(".*") { result.append(.pathPattern(text + "/")) }
         }
-        var seen: [PathData] = []
-        return result.filter { element in
-            guard !seen.contains(element) else { return false }
-            seen.append(element)
-            return true
-        }
+        var seen = Set<PathData>()
+        return result.filter { seen.insert($0).inserted }
     }
 
     /// Characters an `android:path` takes as they are: nothing XML, aapt's string escapes or a glob reads otherwise.
