@@ -94,6 +94,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Code for the app's own build from its manifest: route ids with typed params, tabs and states (Swift,
+        // TypeScript, Kotlin), React Navigation's linking config, Android's intent filters. `linkd codegen` and
+        // `GET /v1/apps/{app}/codegen/{lang}` print it.
+        .target(
+            name: "RouteCodegen",
+            dependencies: ["LinkRouter"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WebFallback",
             dependencies: [
@@ -133,6 +141,7 @@ let package = Package(
                 "OutboundHTTP",
                 "PrintableText",
                 "ACME",
+                "RouteCodegen",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -170,6 +179,7 @@ let package = Package(
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
+                "RouteCodegen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -213,6 +223,7 @@ let package = Package(
                 "TokenSigning",
                 "LinkdTestSupport",
                 "LinkRouter",
+                "RouteCodegen",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -236,6 +247,13 @@ let package = Package(
         .testTarget(
             name: "LinkdClientTests",
             dependencies: ["LinkdClient", "linkd", "LinkdTestSupport", "LinkRouter"],
+            swiftSettings: swiftSettings
+        ),
+        // The generated code of the example manifests compiled by swiftc, tsc and kotlinc, run by node; the Android
+        // intent filters read back with FoundationXML and matched as Android matches paths.
+        .testTarget(
+            name: "RouteCodegenTests",
+            dependencies: ["RouteCodegen", "LinkRouter", "LinkdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

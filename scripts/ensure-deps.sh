@@ -4,8 +4,10 @@
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
-  # nodejs and node-typescript: the TypeScript client (scripts/test-typescript.sh) and the codegen tests compile with tsc.
-  want+=(openssl curl chromium zbar-tools postgresql pebble nodejs node-typescript python3-yaml)
+  want+=(openssl curl chromium zbar-tools postgresql pebble)
+  # The TypeScript client (scripts/test-typescript.sh, with python3-yaml) and RouteCodegenTests compile the generated
+  # code: TypeScript with tsc and node, Kotlin with kotlinc (1.3, on the JDK).
+  want+=(nodejs node-typescript python3-yaml kotlin)
 fi
 missing=()
 for p in "${want[@]}"; do

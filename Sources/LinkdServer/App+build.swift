@@ -144,6 +144,8 @@ public func buildServer(
         links: links, apps: apps, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
     )).register(on: router)
     StatsRoutes(links: links, auth: auth).register(on: router)
+    // The code of an app's build made from its manifest in force (docs/codegen.md).
+    CodegenRoutes(apps: apps, auth: auth).register(on: router)
     // Automatic certificates: HTTP-01 answers on the listeners, the orders in a service of their own.
     let acme = configuration.acme.isEnabled ? ACMEChallengeAnswers(store: store) : nil
     acme?.register(on: router)

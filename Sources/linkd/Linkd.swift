@@ -8,7 +8,8 @@ struct Linkd: AsyncParsableCommand {
         abstract: "Deep-link and share-URL routing daemon.",
         version: LinkdVersion.release,
         subcommands: [
-            AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, ServeCommand.self,
+            AdminCommand.self, TokenCommand.self, ManifestCommand.self, ResolveCommand.self, ICSCommand.self, CodegenCommand.self,
+            ServeCommand.self,
             RemovedKeysCommand.self,
         ]
     )

@@ -144,6 +144,7 @@ struct OpenAPITests {
             expectStatus(try await check.call(.get, "/s/\(token)/qr.svg", template: "/s/{token}/qr.svg"), 200)
             try await Self.exerciseDeferred(check, api: api, client: client, admin: admin, id: id, token: token)
             try await Self.exerciseApps(check, admin: admin)
+            try await Self.exerciseCodegen(check, client: client, admin: admin)
             expectStatus(try await check.call(.delete, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
             let unavailable = try await check.call(.post, "/v1/resolve", json: ["url": url, "state": "free"])
             #expect(unavailable.string("outcome") == "linkUnavailable")
@@ -313,7 +314,8 @@ struct OpenAPITests {
         try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
             let check = Checker(api: api, document: document)
             for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
-            where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys", "POST /v1/admin/backup"]
+            where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys", "POST /v1/admin/backup",
+                    "GET /v1/apps/{app}/codegen/{lang}"]
                 .contains("\(method.rawValue) \(template)")
                 && !template.hasPrefix("/v1/admin/webhooks") && !template.hasPrefix("/v1/admin/apps") {
                 expectStatus(try await check.call(method, path, template: template, json: Self.body(template)), 401)
@@ -426,6 +428,7 @@ struct OpenAPITests {
     static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
         [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
             + [(.get, "/v1/links/\(linkID)/stats", "/v1/links/{id}/stats"), (.get, "/v1/apps/handz/stats", "/v1/apps/{app}/stats")]
+            + [(.get, "/v1/apps/handz/codegen/typescript", "/v1/apps/{app}/codegen/{lang}")]
             + adminOperations(kid: kid, apiKeyID: apiKeyID)
     }
 
