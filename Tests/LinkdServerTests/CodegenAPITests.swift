@@ -44,6 +44,9 @@ struct CodegenAPITests {
             #expect(again.status == 304 && again.text.isEmpty && again.headers[.eTag] == tag)
             let head = try await api.call(.head, "/v1/apps/handz/codegen/typescript", key: client)
             #expect(head.status == 200 && head.text.isEmpty && head.headers[.eTag] == tag)
+            // Asked again (from the endpoint's cache of what it made): the same bytes.
+            let cached = try await api.call(.get, "/v1/apps/handz/codegen/typescript", key: client)
+            #expect(cached.status == 200 && cached.text == reply.text && cached.headers[.eTag] == tag)
 
             // Every language, each with its type; an admin key may ask for any app.
             let types = ["swift": "text/x-swift", "typescript": "text/typescript", "kotlin": "text/x-kotlin", "android-manifest": "application/xml"]

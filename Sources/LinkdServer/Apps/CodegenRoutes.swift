@@ -5,6 +5,7 @@ public import LinkRouter
 import LinkStore
 import NIOCore
 public import RouteCodegen
+import Synchronization
 
 /// The code made from a manifest (`RouteCodegen`), the same way for both doors: `linkd codegen` on a file and
 /// `GET /v1/apps/{app}/codegen/{lang}` on the version in force. The header's hash is the store's (`sha256:` of the
@@ -26,14 +27,25 @@ public enum ManifestCodegen {
 ///
 /// A client key is enough: the output says what the app's own binary and its well-known files already say (route
 /// ids, patterns, tabs, states), and the app team's build should not hold an admin key.
-struct CodegenRoutes: Sendable {
+final class CodegenRoutes: Sendable {
     let apps: AppsInForce
     let auth: APIKeyAuthenticator
+    /// The outputs made, by language and entity tag: a build server polling the endpoint costs a lookup, not a
+    /// generation (a manifest of thousands of routes takes a noticeable fraction of a second). Emptied when full.
+    private let made = Mutex<[String: ByteBuffer]>([:])
+    /// How many outputs `made` keeps (4 languages of a few apps and versions).
+    static let cacheCapacity = 64
+
+    /// - Parameters: see the properties.
+    init(apps: AppsInForce, auth: APIKeyAuthenticator) {
+        self.apps = apps
+        self.auth = auth
+    }
 
     func register(on router: some RouterMethods<LinkdRequestContext>) {
         router.get("v1/apps/{app}/codegen/{lang}") { request, context in
-            let caller = try await auth.authenticate(request, client: context.clientAddress)
-            return try answer(
+            let caller = try await self.auth.authenticate(request, client: context.clientAddress)
+            return try self.answer(
                 app: try context.parameters.require("app"), language: try context.parameters.require("lang"), caller: caller,
                 ifNoneMatch: request.headers[.ifNoneMatch])
         }
@@ -59,8 +71,18 @@ struct CodegenRoutes: Sendable {
         if let ifNoneMatch, Self.matches(ifNoneMatch, tag) {
             return Response(status: .notModified, headers: [.cacheControl: "no-cache", .eTag: tag])
         }
-        let text = RouteCodegen.generate(language, manifest: manifest, identity: identity)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        let key = "\(app) \(name) \(tag)"
+        let body: ByteBuffer
+        if let cached = made.withLock({ $0[key] }) {
+            body = cached
+        } else {
+            body = ByteBuffer(string: RouteCodegen.generate(language, manifest: manifest, identity: identity))
+            made.withLock { cache in
+                if cache.count >= Self.cacheCapacity { cache.removeAll(keepingCapacity: true) }
+                cache[key] = body
+            }
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// `"<version>-<hash hex>-<generator revision>"`: the same for the same bytes of one language.
