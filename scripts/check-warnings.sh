@@ -21,6 +21,23 @@ physical="$(pwd -P)/"
 # "warning: 'linkd': found 1 file(s) which are unhandled; explicitly declare them as resources or exclude them".
 identity=$(basename "$PWD" | tr '[:upper:]' '[:lower:]')
 
+# The log's warning lines. One in code a macro expanded is reported at the expansion ("macro expansion #expect:1:22:
+# warning: …"), the next line naming where it came from ("`- PATH:LINE:COLUMN: note: expanded code originates here"):
+# it is given that place.
+warnings() {
+  awk '
+    function flush() { if (pending != "") print pending; pending = "" }
+    /(^|: )warning: / { flush(); pending = $0; next }
+    pending != "" && /^`- .*: note: expanded code originates here/ {
+      origin = substr($0, 4); origin = substr(origin, 1, index(origin, ": note: expanded code originates here") - 1)
+      print origin ": warning: " substr(pending, index(pending, "warning: ") + 9) " (in a macro expansion)"
+      pending = ""; next
+    }
+    { flush() }
+    END { flush() }
+  ' "$log"
+}
+
 ours=()
 while IFS= read -r line; do
   if [[ $line == "warning: '"* ]]; then
@@ -41,7 +58,7 @@ while IFS= read -r line; do
   esac
   [[ $path =~ (^|/)\.build[^/]*/ ]] && continue  # dependency checkouts, generated sources
   [[ $path =~ ^(Sources|Tests|Fuzz|Benchmarks)/ || $path =~ ^(Benchmarks/)?Package\.swift$ ]] && ours+=("$line")
-done < <(grep -E '(^|: )warning: ' "$log" || true)
+done < <(warnings)
 
 if [ ${#ours[@]} -eq 0 ]; then
   echo "check-warnings: no compiler warnings in this repository's files ($log)"
