@@ -29,13 +29,16 @@ serve: run
 demo: build
 	@scripts/demo.sh .build/release/linkd $(DATA_DIR)/cli
 
-## Build and run the whole test suite: the Swift tests (a throwaway PostgreSQL and pebble, Let's Encrypt's test ACME
-## server, on loopback, stopped after), the TypeScript client against the daemon (scripts/test-typescript.sh), then
-## the deployments from the release build (test-deploy: make install, the Debian package under systemd, the
-## container image with podman).
+## Build and run the whole test suite: the debug build with the tests, which must print no warning for our own files
+## (scripts/check-warnings.sh), the Swift tests (a throwaway PostgreSQL and pebble, Let's Encrypt's test ACME server,
+## on loopback, stopped after), the TypeScript client against the daemon (scripts/test-typescript.sh), then the
+## deployments from the release build (test-deploy: make install, the Debian package under systemd, the container
+## image with podman).
 test: test-deps build
+	mkdir -p .build
+	set -o pipefail; swift build --build-tests 2>&1 | tee .build/build-tests.log
+	scripts/check-warnings.sh .build/build-tests.log
 	scripts/test-postgres.sh start >/dev/null
-	swift build --build-tests
 	swift test --skip-build --no-parallel; status=$$?; scripts/test-postgres.sh stop; scripts/test-pebble.sh stop >/dev/null; \
 	  [ $$status -eq 0 ] || exit $$status
 	scripts/test-typescript.sh

@@ -239,8 +239,9 @@ struct TLSTests {
         #expect(try Self.curl("https://\(added):\(port)/healthz", host: added, port: port, address: "127.0.0.2", ca: issuer).status != 0)
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
             .replacingOccurrences(of: "hosts: [links.handz.example]\n", with: "hosts: [links.handz.example, \(added)]\n")
+        let admin = try #require(daemon.initialAdminKey)
         let published = try await TestHTTP.send(
-            "PUT", daemon.baseURL + "/v1/admin/apps/handz/manifest", bearer: try #require(daemon.initialAdminKey), json: ["manifest": text])
+            "PUT", daemon.baseURL + "/v1/admin/apps/handz/manifest", bearer: admin, json: ["manifest": text])
         #expect(published.status == 200, "\(String(decoding: published.body, as: UTF8.self))")
         #expect(try await served(added), "the published host got a certificate: \(daemon.errorOutput)")
     }

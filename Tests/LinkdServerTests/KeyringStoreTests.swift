@@ -16,7 +16,7 @@ struct KeyAdministrationTests {
         let logger = Logger(label: "test")
         let store = try await backend.open(place)
         let keys = try await KeyAdministration.open(store: store, masterKey: masterKey, logger: logger)
-        try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
+        _ = try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
         let expiry = UInt32(Date().timeIntervalSince1970) + 3600
         let token = try keys.keyring.issue(app: "handz", suite: .hmacSHA256, linkID: .random(), expiresAt: expiry, generation: 1, flags: 0)
 
@@ -35,7 +35,7 @@ struct KeyAdministrationTests {
         let place = try backend.freshPlace()
         let keys = try await KeyAdministration.open(
             store: try await backend.open(place), masterKey: try MasterKey(bytes: SecureRandom.bytes(32)), logger: Logger(label: "test"))
-        try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
+        _ = try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
             try await keys.change { keyring -> Int in

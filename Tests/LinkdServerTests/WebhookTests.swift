@@ -172,7 +172,7 @@ struct WebhookTests {
             let code = try #require(DeferredLinkTests.code(inPlayRedirect: redirect.header("Location")))
             let claim = try await TestHTTP.send("POST", daemon.baseURL + "/v1/claims/\(code)", json: ["state": "signedIn"])
             #expect(claim.status == 200)
-            #expect(try await Self.eventually { receiver.accepted.contains { $0.type == "link.claimed" } })
+            #expect(await Self.eventually { receiver.accepted.contains { $0.type == "link.claimed" } })
             let event = try #require(receiver.accepted.first { $0.type == "link.claimed" })
             #expect(event.verified)
             #expect((event.data["link"] as? [String: Any])?["id"] as? String == id)

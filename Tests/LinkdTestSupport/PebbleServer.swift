@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// pebble (Let's Encrypt's test ACME server) on loopback for the tests, through `scripts/test-pebble.sh start`:

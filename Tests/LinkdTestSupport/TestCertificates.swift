@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A test certificate authority made with the `openssl` command-line tool, and server certificates it signs.
 public struct TestCertificates: Sendable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where linkd's data files (`templates`, `examples`) are for the running executable, wherever it was started from:
 /// beside an installed binary (`<prefix>/bin/linkd` → `<prefix>/share/linkd/<name>`), or in the checkout a binary was

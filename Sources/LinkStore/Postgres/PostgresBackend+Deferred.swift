@@ -120,10 +120,10 @@ extension PostgresBackend {
                 \((4..<(4 + columns.count)).map { "$\($0)::bigint[]" }.joined(separator: ", ")))
                 \(DeferredSchema.addOnConflict)
                 """)
-            try query.binds.append(ids, context: .default)
-            try query.binds.append(days, context: .default)
-            try query.binds.append(apps, context: .default)
-            for column in columns { try query.binds.append(column, context: .default) }
+            query.binds.append(ids, context: .default)
+            query.binds.append(days, context: .default)
+            query.binds.append(apps, context: .default)
+            for column in columns { query.binds.append(column, context: .default) }
             try await client.query(query)
         }
     }

@@ -196,7 +196,6 @@ extension PostgresBackend {
     /// The newest audit entries, newest first.
     public func fetchAuditLog(limit: Int) async throws -> [AuditEntry] {
         try await run("read the audit log") { [client] in
-            var entries: [AuditEntry] = []
             let rows = try await client.query(
                 "SELECT \(unescaped: Self.auditColumns) FROM audit_log ORDER BY seq DESC LIMIT \(Int64(max(0, limit)))")
             return try await Self.decodeAudit(rows)

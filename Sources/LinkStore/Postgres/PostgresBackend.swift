@@ -1,5 +1,5 @@
 import AsyncTimeouts
-public import Foundation
+import Foundation
 public import Logging
 import PostgresNIO
 import Synchronization

@@ -157,7 +157,7 @@ extension ConsoleRoutes {
         var values: [String: Any] = [
             "apps": admin.appIDs.map { ["id": $0, "selected": $0 == app] },
             "owner": owner ?? "",
-            "statuses": ["active", "revoked", "deleted", "expired"].map { ["id": $0, "selected": $0 == status] },
+            "statuses": ["active", "revoked", "deleted", "expired"].map { (id: String) in ["id": id, "selected": id == status] },
         ]
         // The owner is in the filter above; the notice repeats no text from the URL but the count.
         if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), count >= 0, owner != nil {

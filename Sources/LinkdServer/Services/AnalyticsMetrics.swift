@@ -42,16 +42,16 @@ final class AnalyticsMetrics: Sendable {
         var claims: [String: [ClaimOutcome: Counter]] = [:]
         for app in apps {
             for audience in Audience.allCases {
-                opens[app, default: [:]][audience] = registry.makeCounter(
-                    name: "linkd_link_opens_total", labels: [("app", app), ("platform", audience.rawValue)])
+                opens[app, default: [:]][audience] = registry.counter(
+                    .linkOpens, labels: [("app", app), ("platform", audience.rawValue)])
             }
             for platform in StorePlatform.allCases {
-                redirects[app, default: [:]][platform] = registry.makeCounter(
-                    name: "linkd_store_redirects_total", labels: [("app", app), ("platform", platform.rawValue)])
+                redirects[app, default: [:]][platform] = registry.counter(
+                    .storeRedirects, labels: [("app", app), ("platform", platform.rawValue)])
             }
             for outcome in ClaimOutcome.allCases {
-                claims[app, default: [:]][outcome] = registry.makeCounter(
-                    name: "linkd_claims_total", labels: [("app", app), ("outcome", outcome.rawValue)])
+                claims[app, default: [:]][outcome] = registry.counter(
+                    .claims, labels: [("app", app), ("outcome", outcome.rawValue)])
             }
         }
         self.opens = opens
@@ -59,28 +59,28 @@ final class AnalyticsMetrics: Sendable {
         self.claims = claims
         var withheld: [Withheld: Counter] = [:]
         for reason in Withheld.allCases {
-            withheld[reason] = registry.makeCounter(name: "linkd_claim_codes_withheld_total", labels: [("reason", reason.rawValue)])
+            withheld[reason] = registry.counter(.claimCodesWithheld, labels: [("reason", reason.rawValue)])
         }
         self.withheld = withheld
     }
 
     /// Counts a share page shown.
     func recordOpen(app: String, _ audience: Audience) {
-        (opens[app]?[audience] ?? registry.makeCounter(
-            name: "linkd_link_opens_total", labels: [("app", app), ("platform", audience.rawValue)])).increment()
+        (opens[app]?[audience] ?? registry.counter(
+            .linkOpens, labels: [("app", app), ("platform", audience.rawValue)])).increment()
     }
 
     /// Counts a store redirect.
     func recordStoreRedirect(app: String, _ platform: StorePlatform) {
-        (redirects[app]?[platform] ?? registry.makeCounter(
-            name: "linkd_store_redirects_total", labels: [("app", app), ("platform", platform.rawValue)])).increment()
+        (redirects[app]?[platform] ?? registry.counter(
+            .storeRedirects, labels: [("app", app), ("platform", platform.rawValue)])).increment()
     }
 
     /// Counts `count` claim codes of `app` made, claimed or expired.
     func recordClaims(app: String, _ outcome: ClaimOutcome, count: Int = 1) {
         guard count > 0 else { return }
-        (claims[app]?[outcome] ?? registry.makeCounter(
-            name: "linkd_claims_total", labels: [("app", app), ("outcome", outcome.rawValue)])).increment(by: Int64(count))
+        (claims[app]?[outcome] ?? registry.counter(
+            .claims, labels: [("app", app), ("outcome", outcome.rawValue)])).increment(by: Int64(count))
     }
 
     /// Counts a store redirect that went without a code.

@@ -31,24 +31,24 @@ final class ServerMetrics: Sendable {
     init() {
         var resolutions: [Resolution.Outcome: Counter] = [:]
         for outcome in [Resolution.Outcome.route, .intercept, .notFound, .linkUnavailable] {
-            resolutions[outcome] = registry.makeCounter(name: "linkd_resolutions_total", labels: [("outcome", outcome.rawValue)])
+            resolutions[outcome] = registry.counter(.resolutions, labels: [("outcome", outcome.rawValue)])
         }
         self.resolutions = resolutions
         var verdicts: [String: Counter] = [:]
         for verdict in ["active", "revoked", "expired", "deleted", "unknown"] {
-            verdicts[verdict] = registry.makeCounter(name: "linkd_token_verdicts_total", labels: [("verdict", verdict)])
+            verdicts[verdict] = registry.counter(.tokenVerdicts, labels: [("verdict", verdict)])
         }
         self.verdicts = verdicts
-        fastPathAnswers = registry.makeCounter(name: "linkd_fast_path_answers_total")
-        connectionsOpen = registry.makeGauge(name: "linkd_connections_open")
+        fastPathAnswers = registry.counter(.fastPathAnswers)
+        connectionsOpen = registry.gauge(.connectionsOpen)
         var refusals: [ConnectionCounter.Refusal: Counter] = [:]
         for reason in ConnectionCounter.Refusal.allCases {
-            refusals[reason] = registry.makeCounter(name: "linkd_connections_refused_total", labels: [("reason", reason.rawValue)])
+            refusals[reason] = registry.counter(.connectionsRefused, labels: [("reason", reason.rawValue)])
         }
         connectionRefusals = refusals
         var expiries: [ConnectionExpiry: Counter] = [:]
         for reason in ConnectionExpiry.allCases {
-            expiries[reason] = registry.makeCounter(name: "linkd_connections_closed_total", labels: [("reason", reason.rawValue)])
+            expiries[reason] = registry.counter(.connectionsClosed, labels: [("reason", reason.rawValue)])
         }
         connectionExpiries = expiries
     }
@@ -75,9 +75,9 @@ final class ServerMetrics: Sendable {
             if let existing = map[key] { return existing }
             let labels = [("method", method), ("route", route), ("status", String(status))]
             let made = RequestSeries(
-                count: registry.makeCounter(name: "linkd_http_requests_total", labels: labels),
-                duration: registry.makeDurationHistogram(
-                    name: "linkd_http_request_duration_seconds", labels: labels,
+                count: registry.counter(.httpRequests, labels: labels),
+                duration: registry.durationHistogram(
+                    .httpRequestDuration, labels: labels,
                     buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
                               .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1)]))
             map[key] = made
@@ -116,11 +116,11 @@ final class ServerMetrics: Sendable {
 
     /// Sets the revocation-set size gauge.
     func setRevocationSetSize(_ count: Int) {
-        registry.makeGauge(name: "linkd_revocation_set_size").set(to: Double(count))
+        registry.gauge(.revocationSetSize).set(to: Double(count))
     }
 
     /// Sets the shared store's change-feed version applied here (comparable across instances: the one behind lags).
     func setChangeFeedVersion(_ version: Int64) {
-        registry.makeGauge(name: "linkd_store_change_version").set(to: Double(version))
+        registry.gauge(.storeChangeVersion).set(to: Double(version))
     }
 }

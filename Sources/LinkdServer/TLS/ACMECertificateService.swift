@@ -153,8 +153,8 @@ final class ACMEStatus: Sendable {
     /// Reports into `registry` (`linkd_acme_orders_total{outcome}`, `linkd_tls_certificate_expiry_seconds{app}`).
     init(registry: PrometheusCollectorRegistry?) {
         self.registry = registry
-        issuedCounter = registry?.makeCounter(name: "linkd_acme_orders_total", labels: [("outcome", "issued")])
-        failedCounter = registry?.makeCounter(name: "linkd_acme_orders_total", labels: [("outcome", "failed")])
+        issuedCounter = registry?.counter(.acmeOrders, labels: [("outcome", "issued")])
+        failedCounter = registry?.counter(.acmeOrders, labels: [("outcome", "failed")])
     }
 
     /// Every app's state, by app.
@@ -169,7 +169,7 @@ final class ACMEStatus: Sendable {
             state[app, default: App()].hosts = hosts
             state[app, default: App()].notAfter = notAfter
         }
-        registry?.makeGauge(name: "linkd_tls_certificate_expiry_seconds", labels: [("app", app)]).set(notAfter.timeIntervalSince1970)
+        registry?.gauge(.tlsCertificateExpiry, labels: [("app", app)]).set(notAfter.timeIntervalSince1970)
     }
 
     func issued(app: String, hosts: [String], notAfter: Date) {

@@ -12,11 +12,11 @@ final class WebhookMetrics: Sendable {
     init(metrics: ServerMetrics) {
         var attempts: [WebhookAttempt.Outcome: Counter] = [:]
         for outcome in [WebhookAttempt.Outcome.delivered, .retrying, .failed] {
-            attempts[outcome] = metrics.registry.makeCounter(
-                name: "linkd_webhook_deliveries_total", labels: [("outcome", outcome.rawValue)])
+            attempts[outcome] = metrics.registry.counter(
+                .webhookDeliveries, labels: [("outcome", outcome.rawValue)])
         }
         self.attempts = attempts
-        depth = metrics.registry.makeGauge(name: "linkd_webhook_outbox_depth")
+        depth = metrics.registry.gauge(.webhookOutboxDepth)
     }
 
     /// Counts one attempt.

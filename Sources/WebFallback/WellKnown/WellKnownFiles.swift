@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LinkRouter
 
 /// Why the well-known files could not be built.
