@@ -58,7 +58,7 @@ struct AndroidAppLinkAgreementTests {
                     let resolves = AppleLinkCandidates.resolvesToRoute(outcome: answer.outcome, problem: answer.problem)
                     if resolves { resolvedVariants.insert(candidate.variant) }
                     func judged(_ matcher: AndroidLinkMatcher) throws -> AndroidLinkJudge.Verdict {
-                        let opens = try #require(matcher.opensInApp(package: package, path: candidate.path, query: candidate.query))
+                        let opens = try #require(matcher.opensInApp(package: package, path: candidate.path, query: candidate.query) as Bool?)
                         return judge.verdict(
                             host: host, path: candidate.path, query: candidate.query, manifest: manifest, resolves: resolves,
                             problem: answer.problem, opensInApp: opens,

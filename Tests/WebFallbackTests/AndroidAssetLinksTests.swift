@@ -120,7 +120,7 @@ import Testing
         for (path, query, limit) in limits {
             let url = "https://links.limits.example\(path)" + (query.isEmpty ? "" : "?" + query)
             let resolution = router.resolve(url: url, state: nil)
-            let opens = try #require(matcher.opensInApp(package: "com.example.limits", path: path, query: query))
+            let opens = try #require(matcher.opensInApp(package: "com.example.limits", path: path, query: query) as Bool?)
             let verdict = judge.verdict(
                 host: "links.limits.example", path: path, query: query, manifest: manifest,
                 resolves: AppleLinkCandidates.resolvesToRoute(resolution), problem: resolution.problem?.code.description,
@@ -261,7 +261,7 @@ import Testing
                 for candidate in AppleLinkCandidates.candidates(manifest) {
                     let resolution = router.resolve(url: candidate.url(host: host), state: nil)
                     let resolves = AppleLinkCandidates.resolvesToRoute(resolution)
-                    let opens = try #require(matcher.opensInApp(package: package, path: candidate.path, query: candidate.query))
+                    let opens = try #require(matcher.opensInApp(package: package, path: candidate.path, query: candidate.query) as Bool?)
                     tally.tried[candidate.variant, default: 0] += 1
                     if resolves { tally.resolved[candidate.variant, default: 0] += 1 }
                     if opens { tally.opened[candidate.variant, default: 0] += 1 }
