@@ -7,7 +7,8 @@ import Testing
 /// decides by its Dynamic App Links rules whether a URL opens the app; the app then asks `GET /v1/resolve?url=…` where
 /// the URL goes. For every host of the example apps (each given an Android package) and of a manifest with what they
 /// lack, and every candidate spelling of its patterns (`AppleLinkCandidates`: trailing and doubled slashes, case,
-/// percent-encoding), the two answers must agree — the URL opens in the app exactly when linkd resolves it to a
+/// percent-encoding) and more than 1,000 URLs per host with seeded near misses (`RandomLinkCandidates`), the two
+/// answers must agree — the URL opens in the app exactly when linkd resolves it to a
 /// route — but for the documented limits (`AndroidLinkLimit`). The same answers against the served rules without their
 /// excludes must disagree: the check can fail.
 @Suite("Android App Links: the served assetlinks.json and /v1/resolve agree", .serialized)
@@ -51,7 +52,11 @@ struct AndroidAppLinkAgreementTests {
                 #expect(matcher.statements.map(\.packageName) == [package])
                 #expect(matcher.statements.first?.fingerprints == manifest.androidFingerprints.map { $0.uppercased() })
                 let broken = matcher.droppingExcludes()
-                let candidates = AppleLinkCandidates.candidates(manifest)
+                // The spellings of the patterns, then seeded near misses until the host has more than 1,000.
+                let spellings = AppleLinkCandidates.candidates(manifest)
+                let seed = host.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+                let candidates = spellings + RandomLinkCandidates.candidates(manifest, count: 1001 - spellings.count, seed: seed)
+                #expect(candidates.count > 1000, "\(host): \(candidates.count) candidates")
                 let answers = try await UniversalLinkAgreementTests.resolveAll(candidates.map { $0.url(host: host) }, daemon: daemon)
                 for (candidate, answer) in zip(candidates, answers) {
                     tried += 1
@@ -74,9 +79,11 @@ struct AndroidAppLinkAgreementTests {
                 }
             }
         }
-        #expect(tried > 1000)
+        #expect(tried > 5000)
         #expect(resolvedVariants.isSuperset(of: ["sample", "trailing /", "uuid in capitals", "string param's first character as %XX"]))
-        #expect(Set(limits.keys).isSubset(of: [.paramTypeBeyondLength, .decodedSpelling, .escapedSlashInParam]), "\(limits)")
+        #expect(
+            Set(limits.keys).isSubset(of: [.paramTypeBeyondLength, .decodedSpelling, .escapedSlashInParam, .dotSegment, .patternCharacterInLiteral]),
+            "\(limits)")
         // Without its excludes the file opens the app for paths linkd refuses (doubled slashes, extra segments).
         #expect(brokenVariants["trailing //", default: 0] > 0 && brokenVariants["extra segment", default: 0] > 0, "\(brokenVariants)")
         #expect(brokenVariants.values.reduce(0, +) > 50, "\(brokenVariants)")

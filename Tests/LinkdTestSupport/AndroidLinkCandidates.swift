@@ -24,6 +24,9 @@ public enum AndroidLinkLimit: String, Sendable, CaseIterable {
     /// A literal in other capitals in a `caseInsensitivePaths` manifest: linkd folds ASCII letters, Android's patterns
     /// compare case-sensitively.
     case caseFoldedLiteral
+    /// A `.` or `..` segment (`/coin/.`): linkd refuses dot segments, Android's `?*` takes them as any other
+    /// characters (browsers remove them before a request; a link made by hand or by an app keeps them).
+    case dotSegment
 }
 
 /// Judges one URL: does Android open it in the app (the served rules, `AndroidLinkMatcher`) exactly when linkd
@@ -83,6 +86,7 @@ public struct AndroidLinkJudge: Sendable {
             if AppleLinkCandidates.resolvesToRoute(router.resolve(url: canonical, state: nil)) { return .limit(.decodedSpelling) }
             if loose.resolves(url) || resolvesWithPlainUUIDs(host: host, path: path, query: query) { return .limit(.paramTypeBeyondLength) }
             let segments = AndroidLinkMatcher.decoded(path).split(separator: "/").map(Array.init)
+            if segments.contains(where: { $0 == ["."] || $0 == [".", "."] }) { return .limit(.dotSegment) }
             if patternLiterals.map(Array.init).contains(where: { literal in
                 segments.contains { $0 != literal && $0.count == literal.count
                     && zip($0, literal).allSatisfy { $0 == $1 || $1 == "?" || $1 == "*" } }
