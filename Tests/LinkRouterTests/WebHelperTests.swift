@@ -7,9 +7,9 @@ struct WebHelperTests {
     func helpers() throws {
         let handz = try ManifestLoader.load(path: Examples.path("handz"))
         let components = handz.appleLinkComponents(host: "links.handz.example")
-        #expect(components.contains(AppleLinkComponent(path: "/s/?*")))
-        #expect(components.contains(AppleLinkComponent(path: "/s/?*/?*", exclude: true)))
-        #expect(components.contains(AppleLinkComponent(path: "/flows/????????-????-????-????-????????????/edit")))
+        #expect(components.contains(LinkRule(path: "/s/?*")))
+        #expect(components.contains(LinkRule(path: "/s/?*/?*", exclude: true)))
+        #expect(components.contains(LinkRule(path: "/flows/????????-????-????-????-????????????/edit")))
         #expect(handz.share?.badges == ["privateUpload": "Private upload - not shared via link."])
         #expect(handz.shareHosts == ["links.handz.example"])
         #expect(handz.previewURL(params: ["flowId": flowID]) == "https://api.handz.example/v1/previews/flows/\(flowID)")

@@ -210,7 +210,7 @@ import Testing
               - { id: Home, presentation: root, states: [in] }
             """
         let manifest = try ManifestLoader.parse(yaml: yaml, file: "bare.yaml")
-        #expect(manifest.androidLinkComponents(host: "links.bare.example") == [AndroidLinkComponent(path: "*", exclude: true)])
+        #expect(manifest.androidLinkComponents(host: "links.bare.example") == [LinkRule(path: "*", exclude: true)])
         #expect(manifest.androidLinkComponents(host: "other.example").isEmpty)
     }
 

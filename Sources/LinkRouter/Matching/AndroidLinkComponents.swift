@@ -1,34 +1,14 @@
-/// One rule of assetlinks.json's `dynamic_app_link_components` (Dynamic App Links, Android 15 and later with Google
-/// services; developer.android.com/training/app-links/configure-assetlinks, "Configure dynamic rules").
-///
-/// Android tries the rules in order and the first that matches decides: an `exclude` rule keeps the URL out of the
-/// app, any other opens it; a URL no rule matches stays out. `path` is matched with the URL's **decoded** path
-/// (`Uri.getPath()`: `%61` reads `a`, `%2F` reads `/`), case-sensitively; in a pattern `?` matches one character,
-/// `*` zero or more — up to the first place the pattern's next character is found (a `*` at the end takes the rest)
-/// — and `?*` one or more. Each `query` name must be among the URL's (decoded) query items with a value its pattern
-/// matches; other items are ignored.
-public struct AndroidLinkComponent: Sendable, Equatable {
-    /// The pattern of the URL's decoded path (the `/` key).
-    public var path: String
-    /// Query item name → pattern of its value (the `?` key); empty: any query.
-    public var query: [String: String]
-    /// Whether a URL this rule matches stays out of the app (`"exclude": true`).
-    public var exclude: Bool
-
-    /// - Parameters: see the properties.
-    public init(path: String, query: [String: String] = [:], exclude: Bool = false) {
-        self.path = path
-        self.query = query
-        self.exclude = exclude
-    }
-}
-
 extension AppManifest {
     /// The `dynamic_app_link_components` of `host` (lowercase, no port): every path linkd resolves there (the share
     /// path on share hosts, every route pattern on the app's hosts) opens the app, in every spelling linkd resolves
     /// on http(s) (docs/matching.md), and as far as Android's patterns can say, nothing else does. The same walk as
     /// `appleLinkComponents` (`LinkRuleWalk`: wildcard tails, then the longest variants first, trailing-`/` forms
-    /// before plain ones), in Android's syntax:
+    /// before plain ones), in Android's syntax (developer.android.com/training/app-links/configure-assetlinks,
+    /// "Configure dynamic rules"): Android tries the rules in order and the first that matches decides; a URL no rule
+    /// matches stays out of the app. `path` is matched with the URL's decoded path (`Uri.getPath()`),
+    /// case-sensitively; `?` matches one character, `*` zero or more up to the first place the pattern's next
+    /// character is found (at the end, the rest), `?*` one or more. Each `query` name must be among the URL's decoded
+    /// query items with a value its pattern matches; other items are ignored.
     ///
     /// 1. Paths with an empty segment excluded, one rule per depth (`//*`, `/?*//*`, `/?*/?*//*`, …): Android's `*`
     ///    stops at the first `/` it meets, so `*//*` would find only a leading `//`. As deep as the longest variant
@@ -51,15 +31,13 @@ extension AppManifest {
     /// in other capitals in a `caseInsensitivePaths` manifest; a literal's `?` takes any one character; a required
     /// query param does not make linkd try another route; an empty segment after 32 segments under a wildcard tail
     /// opens the app.
-    public func androidLinkComponents(host: String) -> [AndroidLinkComponent] {
+    public func androidLinkComponents(host: String) -> [LinkRule] {
         let variants = linkVariants(host: host)
         guard !variants.isEmpty else {
             let served = hosts.contains(host) || shareHosts.contains(host)
-            return served ? [AndroidLinkComponent(path: "*", exclude: true)] : []
+            return served ? [LinkRule(path: "*", exclude: true)] : []
         }
-        return LinkRuleWalk(syntax: AndroidLinkSyntax()).rules(variants).map {
-            AndroidLinkComponent(path: $0.path, query: $0.query, exclude: $0.exclude)
-        }
+        return LinkRuleWalk(syntax: AndroidLinkSyntax()).rules(variants)
     }
 
     /// A literal segment (or a query item's name) as an Android pattern: its text as it reads decoded, with `?` and

@@ -1,24 +1,3 @@
-/// One entry of an apple-app-site-association `applinks.details[].components` list.
-///
-/// iOS tries a detail's components in order and the first one that matches decides: an `exclude` component keeps
-/// the URL in the browser, any other opens the app. `path` is a pattern over the URL's percent-encoded path where
-/// `*` matches any run of characters (including `/` and none at all) and `?` exactly one character.
-public struct AppleLinkComponent: Sendable, Equatable {
-    /// The pattern of the URL's path (the `/` key).
-    public var path: String
-    /// Query item name → pattern of its value (the `?` key); empty: any query.
-    public var query: [String: String]
-    /// Whether a URL this component matches stays out of the app (`"exclude": true`).
-    public var exclude: Bool
-
-    /// - Parameters: see the properties.
-    public init(path: String, query: [String: String] = [:], exclude: Bool = false) {
-        self.path = path
-        self.query = query
-        self.exclude = exclude
-    }
-}
-
 extension AppManifest {
     /// The apple-app-site-association components of `host` (lowercase, no port): every path linkd resolves there
     /// (the share path on share hosts, every route pattern on the app's hosts) is covered, in every spelling linkd
@@ -45,10 +24,8 @@ extension AppManifest {
     /// param given letters, a `uuid` of 36 characters that are not hex digits, a `slug` with capitals are covered), a
     /// param followed by literals and a wildcard tail may span segments, a required query param does not make linkd
     /// try another route, a query item's name is matched as written (linkd decodes it).
-    public func appleLinkComponents(host: String) -> [AppleLinkComponent] {
-        LinkRuleWalk(syntax: AppleLinkSyntax()).rules(linkVariants(host: host)).map {
-            AppleLinkComponent(path: $0.path, query: $0.query, exclude: $0.exclude)
-        }
+    public func appleLinkComponents(host: String) -> [LinkRule] {
+        LinkRuleWalk(syntax: AppleLinkSyntax()).rules(linkVariants(host: host))
     }
 
     /// One segment as an Apple pattern: a literal percent-encoded, a param by its type, a wildcard tail `?*`.

@@ -79,14 +79,24 @@ struct LinkVariant {
     var isWildcard: Bool { segments.last?.isWildcard == true }
 }
 
-/// One rule of an association file, before it is encoded: a path pattern, query item patterns, exclude or include.
-struct LinkRule: Equatable {
-    /// The path pattern (`/`).
-    var path: String
-    /// Query item name → value pattern (`?`); empty: any query.
-    var query: [String: String] = [:]
-    /// Whether a URL it matches stays out of the app.
-    var exclude = false
+/// One rule of an association file, before it is encoded: a path pattern, query item patterns, exclude or include —
+/// a component of the apple-app-site-association (`AppManifest.appleLinkComponents(host:)`, Apple's pattern syntax)
+/// or of assetlinks.json's `dynamic_app_link_components` (`AppManifest.androidLinkComponents(host:)`, Android's).
+/// Rules are tried in order and the first that matches decides.
+public struct LinkRule: Sendable, Equatable {
+    /// The path pattern (the `/` key).
+    public var path: String
+    /// Query item name → value pattern (the `?` key); empty: any query.
+    public var query: [String: String]
+    /// Whether a URL it matches stays out of the app (`"exclude": true`).
+    public var exclude: Bool
+
+    /// - Parameters: see the properties.
+    public init(path: String, query: [String: String] = [:], exclude: Bool = false) {
+        self.path = path
+        self.query = query
+        self.exclude = exclude
+    }
 
     /// Path and query: two rules with the same key match the same URLs.
     var key: String {
