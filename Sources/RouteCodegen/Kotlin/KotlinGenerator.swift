@@ -19,7 +19,7 @@ struct KotlinGenerator {
             out.line("package \(package)")
         }
         out.line()
-        let namespace = IdentifierStyle.upperCamel.apply(table.app, fallback: "App") + "Links"
+        let namespace = table.namespace
         out.line("/**")
         out.line(" * The routes, tabs and states of the manifest of `\(Text.comment(table.app))` (\(Text.comment(table.displayName))).")
         out.line(" *")

@@ -132,14 +132,17 @@ enum Text {
     /// `text` with every character but printable ASCII written `\u{…}`: safe in any comment or message.
     static func ascii(_ text: String) -> String {
         var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F {
-                out.unicodeScalars.append(scalar)
-            } else {
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            }
-        }
+        for scalar in text.unicodeScalars { appendASCII(scalar, to: &out) }
         return out
+    }
+
+    /// `scalar` as is when it is printable ASCII, else `\u{HEX}` (Swift's escape, also read in comments).
+    private static func appendASCII(_ scalar: Unicode.Scalar, to out: inout String) {
+        if scalar.value >= 0x20 && scalar.value < 0x7F {
+            out.unicodeScalars.append(scalar)
+        } else {
+            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        }
     }
 
     /// `text` for a `//` or `/* */` comment line: printable ASCII (`ascii`), no `*/`, and no `/*` (Kotlin's and
@@ -158,12 +161,7 @@ enum Text {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            default:
-                if scalar.value >= 0x20 && scalar.value < 0x7F {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                }
+            default: appendASCII(scalar, to: &out)
             }
         }
         return out + "\""

@@ -60,9 +60,8 @@ struct RouteTable {
         displayName = manifest.displayName
         routes = manifest.routeOrder.compactMap { id in
             guard let route = manifest.routes[id] else { return nil }
-            return Route(
-                id: id, tab: route.tab, params: Self.params(of: route),
-                patterns: route.patterns.compactMap { try? PathPattern(parsing: $0) })
+            let patterns = route.patterns.compactMap { try? PathPattern(parsing: $0) }
+            return Route(id: id, tab: route.tab, params: Self.params(of: route, patterns: patterns), patterns: patterns)
         }
         tabs = manifest.tabs.sorted { $0.order < $1.order }.map { Tab(id: $0.id, root: $0.root, isDefault: $0.id == manifest.defaultTab?.id) }
         states = manifest.states
@@ -75,18 +74,20 @@ struct RouteTable {
         androidPackage = manifest.androidPackage
     }
 
-    /// The route's params in the table's order.
-    private static func params(of route: AppManifest.Route) -> [Param] {
+    /// The route's params in the table's order: those of its `patterns` (parsed), then its query's, then the rest.
+    private static func params(of route: AppManifest.Route, patterns: [PathPattern]) -> [Param] {
         let declared = route.declaredParams
         var names: [String] = []
-        for text in route.patterns {
-            guard let pattern = try? PathPattern(parsing: text) else { continue }
+        for pattern in patterns {
             for name in pattern.paramNames where !names.contains(name) { names.append(name) }
         }
         names += route.query.keys.sorted().filter { !names.contains($0) }
         names += route.params.keys.sorted().filter { !names.contains($0) }
         return names.compactMap { name in declared[name].map { Param(name: name, type: $0.type, required: $0.required) } }
     }
+
+    /// The name of the generated namespace (`HandzLinks`, `CoinLinks`): the app id in upper camel case.
+    var namespace: String { IdentifierStyle.upperCamel.apply(app, fallback: "App") + "Links" }
 
     /// The route `id`, if the manifest has it.
     func route(_ id: String) -> Route? { routes.first { $0.id == id } }

@@ -26,7 +26,7 @@ struct SwiftGenerator {
         out.line()
         out.line("import Foundation")
         out.line()
-        let namespace = IdentifierStyle.upperCamel.apply(table.app, fallback: "App") + "Links"
+        let namespace = table.namespace
         out.line("/// The routes, tabs and states of the manifest of `\(Text.comment(table.app))` (\(Text.comment(table.displayName))).")
         out.line("///")
         out.line("/// `Route(id:params:)` reads the `route` and `params` of linkd's resolutions; `Route.params` is what a share link carries.")
