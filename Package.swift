@@ -127,11 +127,32 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The HTTP plumbing that knows no domain: the connection edge and its fast path, the hot-route table, the
+        // route recorder, middleware, the rate limiter, the request context, `APIError` and `ReadyResponse`, the
+        // HTTP metrics. It does not import the store, the router or the keyring: the compiler keeps the edge away
+        // from domain code.
+        .target(
+            name: "LinkdHTTP",
+            dependencies: [
+                "UTCTime",
+                "PrintableText",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP server: routes, the event-loop fast path, configuration, services, auth, links. `linkd serve` and
         // the server tests call its `buildServer(…)`.
         .target(
             name: "LinkdServer",
             dependencies: [
+                "LinkdHTTP",
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
@@ -175,6 +196,7 @@ let package = Package(
             name: "linkd",
             dependencies: [
                 "LinkdServer",
+                "LinkdHTTP",
                 "LinkdAdmin",
                 "TokenSigning",
                 "LinkRouter",
@@ -219,6 +241,7 @@ let package = Package(
             name: "LinkdServerTests",
             dependencies: [
                 "LinkdServer",
+                "LinkdHTTP",
                 "LinkStore",
                 "TokenSigning",
                 "LinkdTestSupport",
@@ -315,12 +338,12 @@ if Context.environment["LINKD_FUZZ"] == "1" {
     package.targets += [
         .target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings),
         fuzzTarget("FuzzRequestScanner", [
-            "LinkdServer",
+            "LinkdHTTP",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        fuzzTarget("FuzzFlatJSON", ["LinkdServer", .product(name: "NIOCore", package: "swift-nio")]),
+        fuzzTarget("FuzzFlatJSON", ["LinkdHTTP", .product(name: "NIOCore", package: "swift-nio")]),
         fuzzTarget("FuzzTokenCodec", ["TokenSigning"]),
         fuzzTarget("FuzzURLRouter", ["LinkRouter"]),
         fuzzTarget("FuzzICalendar", ["ICalendar", "LinkRouter"]),

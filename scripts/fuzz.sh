@@ -37,7 +37,7 @@ if [ "${FUZZ_BUILD:-1}" != 0 ]; then
     fi
   done
   # Every module of ours must carry the coverage counters, or libFuzzer runs blind.
-  for module in LinkdServer LinkRouter ICalendar TokenSigning FuzzSupport "${targets[@]}"; do
+  for module in LinkdHTTP LinkdServer LinkRouter ICalendar TokenSigning FuzzSupport "${targets[@]}"; do
     dir="$scratch/debug/$module.build"
     [ -d "$dir" ] || continue
     grep -q -a __sancov_cntrs "$dir"/*.swift.o || { echo "fuzz: $module has no coverage instrumentation" >&2; exit 2; }

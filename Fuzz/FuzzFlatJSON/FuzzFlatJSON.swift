@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import LinkdServer
+import LinkdHTTP
 import NIOCore
 
 /// `FlatJSON.members`, the fast path's reader of the `POST /v1/resolve` body, on any bytes.

@@ -1,5 +1,5 @@
 import FuzzSupport
-import LinkdServer
+import LinkdHTTP
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1

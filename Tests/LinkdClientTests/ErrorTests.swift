@@ -251,7 +251,7 @@ struct ErrorTests {
         return Recorded(status: response.status, headers: ["Content-Type": "application/json"], body: response.text)
     }
 
-    /// 503 `tooManyConnections`: a third connection from a client holding `maxConnectionsPerClient` (2).
+    /// 503 `too_many_connections`: a third connection from a client holding `maxConnectionsPerClient` (2).
     static func recordConnectionCap(_ daemon: ClientDaemon) async throws -> Recorded {
         let held = try [RawConnection(port: daemon.port), RawConnection(port: daemon.port)]
         try await Task.sleep(for: .milliseconds(100))

@@ -52,7 +52,7 @@ struct RetryAndTimeoutTests {
         #expect(waited >= 0.9 && waited < 8, "waited \(waited) s for Retry-After")
     }
 
-    @Test("503 tooManyConnections from the daemon's connection cap: refused before it was read, so even a claim is retried after Retry-After")
+    @Test("503 too_many_connections from the daemon's connection cap: refused before it was read, so even a claim is retried after Retry-After")
     func connectionCapRetried() async throws {
         let daemon = try await ClientDaemon.start(configuration: "maxConnectionsPerClient: 2\n")
         defer { daemon.stop() }

@@ -56,18 +56,24 @@ struct WireTypeTests {
     @Test("ServerErrorCode knows every code of the server's APIError.Code and of docs/openapi.yaml")
     func errorCodes() throws {
         let root = LinkdProcess.repositoryRoot
-        let source = try String(contentsOf: root.appendingPathComponent("Sources/LinkdServer/Errors/APIError.swift"), encoding: .utf8)
-        let serverCodes = Set(source.matches(of: /static let \w+ = Code\("([^"]+)"\)/).map { String($0.output.1) })
+        // The HTTP plumbing's generic codes and the server's domain codes.
+        let source = try ["Sources/LinkdHTTP/Errors/APIError.swift", "Sources/LinkdServer/Server/Errors/APIError+Codes.swift"]
+            .map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }.joined()
+        let serverCodes = Set(source.matches(of: /static let \w+ = (?:APIError\.)?Code\("([^"]+)"\)/).map { String($0.output.1) })
         let clientCodes = Set(ServerErrorCode.known.map(\.rawValue))
         #expect(serverCodes.count >= 18)
         #expect(serverCodes == clientCodes, "server only: \(serverCodes.subtracting(clientCodes).sorted()); client only: \(clientCodes.subtracting(serverCodes).sorted())")
         let openapi = try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
         let documented = try #require(openapi.firstMatch(of: /code:\s*\n\s*type: string\s*\n\s*enum: \[([^\]]+)\]/))
         let documentedCodes = Set(documented.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-        #expect(documentedCodes.isSubset(of: clientCodes), "\(documentedCodes.subtracting(clientCodes).sorted())")
+        #expect(documentedCodes == clientCodes, "documented only: \(documentedCodes.subtracting(clientCodes).sorted()); client only: \(clientCodes.subtracting(documentedCodes).sorted())")
         for code in ServerErrorCode.known {
             #expect(ServerErrorCode(rawValue: code.rawValue) == code)
         }
+        // A server before 0.2 spelled the edge's two codes in camelCase.
+        #expect(ServerErrorCode(rawValue: "tooManyConnections") == .tooManyConnections)
+        #expect(ServerErrorCode(rawValue: "requestTimeout") == .requestTimeout)
+        #expect(ServerErrorCode.tooManyConnections.rawValue == "too_many_connections")
         #expect(ServerErrorCode(rawValue: "brand_new") == .other("brand_new"))
     }
 }

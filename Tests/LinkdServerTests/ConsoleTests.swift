@@ -6,6 +6,7 @@ import LinkdTestSupport
 import Testing
 import TokenSigning
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// A browser-less client of the console: keeps the session cookie, reads each page's CSRF token, posts forms with

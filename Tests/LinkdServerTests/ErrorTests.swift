@@ -7,6 +7,7 @@ import Prometheus
 import LinkdTestSupport
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 @Suite("API: authentication failures, error codes, size caps, rate limits")
@@ -140,7 +141,7 @@ struct ErrorTests {
         let router = Hummingbird.Router(context: BasicRequestContext.self)
         let metrics = ServerMetrics()
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics.http))
         router.get("/broken") { _, _ -> Response in throw Broken() }
         router.get("/refused") { _, _ -> Response in throw HTTPError(.badRequest, message: "hummingbird's own words") }
         let app = Application(router: router, logger: capture.logger())

@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// The event-loop fast path (`EdgeHandler`): what it answers must be what Hummingbird answers, in order, with

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LinkdTestSupport
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// RFC 9110 semantics on the live server, through both entrances (a kept-alive connection reaches the event-loop

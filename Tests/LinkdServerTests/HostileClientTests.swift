@@ -107,7 +107,7 @@ struct HostileClientTests {
         for client in slow {
             let reply = try await client.read()
             #expect(reply.status == 408)
-            #expect(reply.text.contains("\"requestTimeout\""))
+            #expect(reply.text.contains("\"request_timeout\""))
             #expect(reply.header("Connection") == "close")
             #expect(await client.isClosedByServer())
         }
@@ -143,7 +143,7 @@ struct HostileClientTests {
         #expect(try await Self.metric(daemon, "linkd_connections_closed_total{reason=\"idle\"}") >= 1)
     }
 
-    @Test("connection caps: per client address and in all, refused with 503 tooManyConnections; a freed slot admits again")
+    @Test("connection caps: per client address and in all, refused with 503 too_many_connections; a freed slot admits again")
     func connectionCaps() async throws {
         let daemon = try Self.daemon("maxConnections: 4\nmaxConnectionsPerClient: 3")
         defer { _ = daemon.stop() }
@@ -161,7 +161,7 @@ struct HostileClientTests {
         }
         let (_, perClient) = try await open(from: "127.0.0.1")
         #expect(perClient.status == 503)
-        #expect(perClient.text.contains("\"tooManyConnections\"") && perClient.text.contains("from this address"))
+        #expect(perClient.text.contains("\"too_many_connections\"") && perClient.text.contains("from this address"))
         #expect(perClient.header("Retry-After") == "1")
         let (other, admitted) = try await open(from: "127.0.0.2")
         #expect(admitted.status == 200, "another address has its own allowance")

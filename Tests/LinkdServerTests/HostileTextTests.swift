@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkdHTTP
 import LinkdServer
 import LinkdTestSupport
 import Logging

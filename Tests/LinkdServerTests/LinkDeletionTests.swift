@@ -6,6 +6,7 @@ import LinkdTestSupport
 import Logging
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 

@@ -2,6 +2,7 @@ import Foundation
 import Prometheus
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 @Suite("Metric help")
@@ -13,7 +14,7 @@ struct MetricHelpTests {
         _ = AnalyticsMetrics(registry: metrics.registry, apps: ["handz"])
         _ = WebhookMetrics(metrics: metrics)
         ACMEStatus(registry: metrics.registry).installed(app: "handz", hosts: ["links.handz.example"], notAfter: Date())
-        metrics.recordRequest(method: "GET", route: "/healthz", status: 200, duration: .milliseconds(1))
+        metrics.http.recordRequest(method: "GET", route: "/healthz", status: 200, duration: .milliseconds(1))
         metrics.setRevocationSetSize(0)
         metrics.setChangeFeedVersion(1)
 

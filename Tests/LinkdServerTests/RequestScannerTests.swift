@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// `RequestScanner` against NIO's own HTTP/1 decoder: what the scanner reads, NIO reads the same; what it cannot

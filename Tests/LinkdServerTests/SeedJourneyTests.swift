@@ -5,6 +5,7 @@ import LinkRouter
 import LinkdTestSupport
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// The seeds' journeys as their people take them, through the running daemon on a real port with a real HTTP client:

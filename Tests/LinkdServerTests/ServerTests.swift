@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkdTestSupport
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 private func tempDataDir() -> String {

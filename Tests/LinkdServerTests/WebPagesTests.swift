@@ -5,6 +5,7 @@ import LinkRouter
 import LinkdTestSupport
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// What browsers get from the share path, against the live server, with the Ordentus preview origin served by a

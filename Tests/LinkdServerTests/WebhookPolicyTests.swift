@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// Where webhooks may go (SSRF) and when they are retried: the rules, without a server.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TokenSigning
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// Webhooks, end to end: `linkd serve` processes (SQLite, and two on one PostgreSQL), a receiver on

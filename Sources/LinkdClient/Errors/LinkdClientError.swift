@@ -38,7 +38,7 @@ public struct ServerError: Sendable, Hashable {
     public var code: ServerErrorCode
     /// The server's message (English, for logs; it names the field or param at fault).
     public var message: String
-    /// `Retry-After`, when the answer carried one (every 429; 503 `tooManyConnections`).
+    /// `Retry-After`, when the answer carried one (every 429; 503 `too_many_connections`).
     public var retryAfter: Duration?
 
     /// Creates a server error.

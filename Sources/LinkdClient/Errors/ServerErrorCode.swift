@@ -84,8 +84,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .internalError: "internal_error"
         case .notReady: "not_ready"
         case .storeUnavailable: "store_unavailable"
-        case .requestTimeout: "requestTimeout"
-        case .tooManyConnections: "tooManyConnections"
+        case .requestTimeout: "request_timeout"
+        case .tooManyConnections: "too_many_connections"
         case .badAppVersion: "bad_app_version"
         case .manifestInvalid: "manifest_invalid"
         case .manifestAppMismatch: "manifest_app_mismatch"
@@ -97,10 +97,15 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         }
     }
 
-    /// The code the server's spelling names (`other` for one this client does not know).
+    /// The code the server's spelling names (`other` for one this client does not know). The edge's two codes are
+    /// also read in the camelCase spelling servers before 0.2 sent (`requestTimeout`, `tooManyConnections`).
     public init(rawValue: String) {
-        self = Self.known.first { $0.rawValue == rawValue } ?? .other(rawValue)
+        let spelled = Self.earlierSpellings[rawValue] ?? rawValue
+        self = Self.known.first { $0.rawValue == spelled } ?? .other(rawValue)
     }
+
+    /// Codes as servers before 0.2 spelled them, and their spelling now.
+    private static let earlierSpellings = ["requestTimeout": "request_timeout", "tooManyConnections": "too_many_connections"]
 
     /// The server's spelling.
     public var description: String { rawValue }

@@ -27,7 +27,7 @@ public struct RetryPolicy: Sendable, Hashable {
         /// Retrying cannot do anything twice (`resolve`, reads, a revocation): any transient failure is retried.
         case idempotent
         /// Retrying could do it twice (creating a link, claiming a code): only answers that say the request was
-        /// refused before it was acted on (429, 503 `tooManyConnections`) and connections that never opened.
+        /// refused before it was acted on (429, 503 `too_many_connections`) and connections that never opened.
         case refusedOnly
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LinkdHTTP
 import LinkStore
 import Logging
 

@@ -1,4 +1,5 @@
 import Foundation
+import LinkdHTTP
 import LinkRouter
 import LinkStore
 import Synchronization

@@ -1,3 +1,4 @@
+import LinkdHTTP
 import LinkRouter
 
 /// Why a publish, a rollback or a retirement was refused: a domain error with a code, answered by the API's one map

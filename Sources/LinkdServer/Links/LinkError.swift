@@ -1,3 +1,5 @@
+import LinkdHTTP
+
 /// Why a link operation failed, in the link service's own terms (no HTTP here): the routes' error middleware maps
 /// each code to its API answer in one place (`APIError.init(_: LinkError)`).
 struct LinkError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import LinkdHTTP
 import TokenSigning
 
 /// The share tokens one request has checked, with what the keyring said: a lookup asked again after a store read,

@@ -1,5 +1,6 @@
 import ACME
 import Foundation
+import LinkdHTTP
 import LinkRouter
 import LinkStore
 import Logging

@@ -1,6 +1,7 @@
 import ACME
 import Foundation
 import Hummingbird
+import LinkdHTTP
 import LinkStore
 import NIOCore
 

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import HTTPTypes
+import LinkdHTTP
 import Logging
 import NIOCore
 import ServiceLifecycle

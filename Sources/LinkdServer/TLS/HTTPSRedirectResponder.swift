@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import LinkdHTTP
 import NIOCore
 
 /// The plain listener's responder. With `tls.redirectHTTP` on (`tlsPort` set) every request is answered `308` to

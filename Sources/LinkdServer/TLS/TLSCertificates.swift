@@ -1,5 +1,6 @@
 import ACME
 import Foundation
+import LinkdHTTP
 import NIOCore
 import NIOSSL
 import Synchronization

@@ -1,4 +1,5 @@
 import HummingbirdCore
+import LinkdHTTP
 import Logging
 import NIOCore
 import NIOSSL

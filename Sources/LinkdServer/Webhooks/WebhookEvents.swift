@@ -1,4 +1,5 @@
 import Foundation
+import LinkdHTTP
 import LinkStore
 import TokenSigning
 

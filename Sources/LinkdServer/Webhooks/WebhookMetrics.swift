@@ -1,3 +1,4 @@
+import LinkdHTTP
 import LinkStore
 import Prometheus
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LinkdHTTP
 import LinkRouter
 import LinkStore
 import Logging

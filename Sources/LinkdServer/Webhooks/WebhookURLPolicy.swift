@@ -1,4 +1,5 @@
 import Foundation
+import LinkdHTTP
 import LinkStore
 
 /// Where webhooks may go (SSRF): `https` URLs only, never to a loopback, private, link-local, multicast, reserved or

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LinkdHTTP
 import LinkdServer
 
 /// `linkd serve`: runs the HTTP daemon.

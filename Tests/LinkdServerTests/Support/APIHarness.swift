@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import Synchronization
 
+@testable import LinkdHTTP
 @testable import LinkdServer
 
 /// The demo manifests, by absolute path (tests do not depend on the working directory).

@@ -130,7 +130,7 @@ export class LinkdClient {
    * Claims a deferred link (`POST /v1/claims/{code}`): the resolution of the link that was followed before the app
    * was installed, once. A used, expired or unknown code is a `server` error with `code` `not_found` (status 404),
    * all alike: the app then opens as it would without a link. A malformed code is `invalidArgument` and nothing is
-   * sent. Retried only after refusals the server did not act on (429, 503 `tooManyConnections`, no connection), so a
+   * sent. Retried only after refusals the server did not act on (429, 503 `too_many_connections`, no connection), so a
    * code is never spent by a retry the app did not see.
    * @param code - from `claimCodeFromInstallReferrer` or `claimCodeFromPasted`.
    * @param state - the caller's session state (on a first launch, usually the signed-out one).

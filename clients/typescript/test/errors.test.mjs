@@ -177,11 +177,11 @@ test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded fr
   assert.ok(claimCode, page.text.slice(0, 300));
   recorded.unknown_state = record(await rawRequest('POST', `${edge.baseURL}/v1/claims/${claimCode}`, { json: { state: 'nonexistent' } }));
   // 408: a head that does not come whole within headTimeoutSeconds.
-  recorded.requestTimeout = record(await rawSocket(edge.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n'));
-  // 503 tooManyConnections: a third connection from a client holding maxConnectionsPerClient (2).
+  recorded.request_timeout = record(await rawSocket(edge.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n'));
+  // 503 too_many_connections: a third connection from a client holding maxConnectionsPerClient (2).
   const held = [await hold(edge.port), await hold(edge.port)];
   await new Promise((r) => setTimeout(r, 100));
-  recorded.tooManyConnections = record(await rawSocket(edge.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  recorded.too_many_connections = record(await rawSocket(edge.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
   for (const connection of held) connection.close();
   // Only a failing store or a bug makes these: the server's exact format.
   recorded.internal_error = { status: 500, headers: {}, body: '{"error":{"code":"internal_error","message":"the server failed to answer this request; it has been logged"}}' };
@@ -193,7 +193,7 @@ test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded fr
   }
   assert.deepEqual(Object.keys(recorded).sort(), [...KNOWN_SERVER_ERROR_CODES].sort());
   assert.ok(recorded.rate_limited.headers['retry-after']);
-  assert.equal(recorded.tooManyConnections.headers['retry-after'], '1');
+  assert.equal(recorded.too_many_connections.headers['retry-after'], '1');
 
   const order = [...KNOWN_SERVER_ERROR_CODES];
   const server = await scriptedServer((index) => {

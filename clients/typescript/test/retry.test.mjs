@@ -65,7 +65,7 @@ test('Retry-After honoured: a scripted 503 with Retry-After: 1, then 200 — res
   assert.deepEqual(JSON.parse(server.requests[0].body), { url, state: 'free' });
 });
 
-test('what is safe to retry: a claim is not retried after 503 store_unavailable, but is after 503 tooManyConnections (refused before it was read); 429s are retried up to maxAttempts', async () => {
+test('what is safe to retry: a claim is not retried after 503 store_unavailable, but is after 503 too_many_connections (refused before it was read); 429s are retried up to maxAttempts', async () => {
   const unavailable = await scriptedServer(() => ({ status: 503, body: { error: { code: 'store_unavailable', message: 'retry later' } } }));
   cleanups.push(() => unavailable.stop());
   const claimer = new LinkdClient({ baseURL: unavailable.baseURL, retry: { initialBackoffMs: 10 } });
@@ -78,13 +78,21 @@ test('what is safe to retry: a claim is not retried after 503 store_unavailable,
   assert.equal(unavailable.requests.length, 4, 'resolve is retried: 3 attempts');
 
   const capped = await scriptedServer((index) => (index === 0
-    ? { status: 503, headers: { 'Retry-After': '1' }, body: { error: { code: 'tooManyConnections', message: 'too many connections' } } }
+    ? { status: 503, headers: { 'Retry-After': '1' }, body: { error: { code: 'too_many_connections', message: 'too many connections' } } }
     : { status: 200, body: resolutionBody }));
   cleanups.push(() => capped.stop());
   const start = Date.now();
   assert.equal((await new LinkdClient({ baseURL: capped.baseURL }).claim(code, 'signedOut')).route, 'Library/Home');
   assert.ok(seconds(start) >= 0.95, 'Retry-After: 1 was waited');
   assert.equal(capped.requests.length, 2);
+  // A server before 0.2 spelled the edge's codes in camelCase: read as today's codes, retried alike.
+  const earlier = await scriptedServer((index) => (index === 0
+    ? { status: 503, headers: { 'Retry-After': '0' }, body: { error: { code: 'tooManyConnections', message: 'too many connections' } } }
+    : { status: 503, body: { error: { code: 'requestTimeout', message: 'late' } } }));
+  cleanups.push(() => earlier.stop());
+  const late = await rejection(new LinkdClient({ baseURL: earlier.baseURL, retry: { maxAttempts: 2 } }).claim(code, 'signedOut'), 'claim');
+  assert.equal(late.code, 'request_timeout');
+  assert.equal(earlier.requests.length, 2, 'the camelCase too_many_connections was retried as the snake_case one');
 
   const limited = await scriptedServer(() => ({ status: 429, headers: { 'Retry-After': '0' }, body: { error: { code: 'rate_limited', message: 'slow down' } } }));
   cleanups.push(() => limited.stop());
@@ -143,10 +151,10 @@ test('the policy\'s rules, as the Swift client\'s RetryPolicy', () => {
   const server = (status, code, retryAfterSeconds) => new LinkdError({ kind: 'server', status, code, message: '', retryAfterSeconds });
   const table = [
     [server(429, 'rate_limited'), true, true],
-    [server(503, 'tooManyConnections'), true, true],
+    [server(503, 'too_many_connections'), true, true],
     [server(503, 'store_unavailable'), true, false],
     [server(503, 'not_ready'), true, false],
-    [server(408, 'requestTimeout'), true, false],
+    [server(408, 'request_timeout'), true, false],
     [server(500, 'internal_error'), false, false],
     [server(404, 'not_found'), false, false],
     [server(502, 'brand_new'), true, false],

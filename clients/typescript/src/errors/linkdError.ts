@@ -20,7 +20,7 @@ export interface LinkdErrorInit {
   status?: number;
   /** The server's machine code (`server` errors only). */
   code?: ServerErrorCode;
-  /** `Retry-After` in seconds, when the answer carried one (every 429; 503 `tooManyConnections`). */
+  /** `Retry-After` in seconds, when the answer carried one (every 429; 503 `too_many_connections`). */
   retryAfterSeconds?: number;
   /** The time limit that passed (`timeout` errors), in milliseconds. */
   timeoutMs?: number;

@@ -1,7 +1,7 @@
 /**
  * Every machine code the server sends in `{"error": {"code", "message"}}` (the server's `APIError.Code`,
- * `docs/openapi.yaml`'s `Error` schema, and the two codes of its connection edge, `requestTimeout` and
- * `tooManyConnections`). Mirrors the Swift client's `ServerErrorCode.known`.
+ * `docs/openapi.yaml`'s `Error` schema, and the two codes of its connection edge, `request_timeout` and
+ * `too_many_connections`). Mirrors the Swift client's `ServerErrorCode.known`.
  */
 export const KNOWN_SERVER_ERROR_CODES = [
   'bad_request',
@@ -21,8 +21,8 @@ export const KNOWN_SERVER_ERROR_CODES = [
   'internal_error',
   'not_ready',
   'store_unavailable',
-  'requestTimeout',
-  'tooManyConnections',
+  'request_timeout',
+  'too_many_connections',
   'bad_app_version',
   'manifest_invalid',
   'manifest_app_mismatch',
@@ -44,4 +44,15 @@ export type ServerErrorCode = KnownServerErrorCode | (string & Record<never, nev
 /** Whether `code` is one of {@link KNOWN_SERVER_ERROR_CODES}. */
 export function isKnownServerErrorCode(code: string): code is KnownServerErrorCode {
   return (KNOWN_SERVER_ERROR_CODES as readonly string[]).includes(code);
+}
+
+/** Codes as servers before 0.2 spelled them (camelCase), and their spelling now. */
+const EARLIER_SPELLINGS: Readonly<Record<string, KnownServerErrorCode>> = {
+  requestTimeout: 'request_timeout',
+  tooManyConnections: 'too_many_connections',
+};
+
+/** The code as this client names it: the server's spelling, or the current one of a code an older server spelled otherwise. */
+export function normalizeServerErrorCode(code: string): ServerErrorCode {
+  return EARLIER_SPELLINGS[code] ?? code;
 }

@@ -1,4 +1,5 @@
 import { LinkdError } from '../errors/linkdError.js';
+import { normalizeServerErrorCode } from '../errors/serverErrorCode.js';
 import { WireError } from '../wire/decode.js';
 import { retryDelayMs, type RetryPolicy, type RetrySafety } from './retryPolicy.js';
 
@@ -182,7 +183,7 @@ async function attemptOnce(options: TransportOptions, request: ApiRequest): Prom
     throw new LinkdError({
       kind: 'server',
       status,
-      code: detail.code,
+      code: normalizeServerErrorCode(detail.code),
       message: detail.message,
       retryAfterSeconds: parseRetryAfter(response.headers.get('Retry-After')),
     });

@@ -31,7 +31,7 @@ export const NEVER_RETRY: Readonly<RetryPolicy> = Object.freeze({ maxAttempts: 1
  * What a call may safely be retried after:
  * - `idempotent`: retrying cannot do anything twice (`resolve`, reads, a revocation): any transient failure;
  * - `refusedOnly`: retrying could do it twice (creating a link, claiming a code): only answers that say the request
- *   was refused before it was acted on (429, 503 `tooManyConnections`) and connections that never opened.
+ *   was refused before it was acted on (429, 503 `too_many_connections`) and connections that never opened.
  */
 export type RetrySafety = 'idempotent' | 'refusedOnly';
 
@@ -45,11 +45,11 @@ export function isRetryable(error: LinkdError, safety: RetrySafety): boolean {
     case 'server':
       switch (error.code) {
         case 'rate_limited':
-        case 'tooManyConnections':
+        case 'too_many_connections':
           return true;
         case 'not_ready':
         case 'store_unavailable':
-        case 'requestTimeout':
+        case 'request_timeout':
           return idempotent;
         default:
           return idempotent && [502, 503, 504].includes(error.status);

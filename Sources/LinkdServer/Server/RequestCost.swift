@@ -1,0 +1,21 @@
+import LinkdHTTP
+import TokenSigning
+
+/// What a request costs in per-client rate-limit tokens: 1 for most, more for the expensive ones, so that a client
+/// cannot spend the server's CPU at the price of its cheapest request.
+///
+/// Measured costs (docs/operating.md, "Limits"): checking an Ed25519 share token is a signature verification, tens of
+/// microseconds, where an HMAC-SHA256 token takes about one; a calendar file is parsed whole, up to 1 MiB.
+enum RequestCost {
+    /// What a request that checks an Ed25519 token costs in all.
+    static let ed25519Token: Double = 5
+    /// A calendar body costs one token more per this many bytes.
+    static let calendarBytesPerToken = 16 * 1024
+
+    /// A route that may carry a share token: 1, or `ed25519Token` when its target or body carries an Ed25519 share
+    /// token (a run of exactly its encoded length of base64url characters).
+    static let byToken = HotRoute.Cost.byRun(length: TokenSuite.ed25519.encodedLength, cost: ed25519Token)
+
+    /// A `.ics` body: 1, plus 1 per 16 KiB (a 1 MiB file: 65).
+    static let byCalendarSize = HotRoute.Cost.byBodySize(bytesPerToken: calendarBytesPerToken)
+}

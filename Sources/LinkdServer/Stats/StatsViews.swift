@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import LinkdHTTP
+import LinkStore
+import UTCTime
+
+/// Counters as the stats endpoints answer them: for a whole range (flattened into the answer), a day of `byDay`
+/// (with `date`), or a link of an app's `top` (with `linkId` and `title`).
+struct StatsCounts: Encodable, Sendable {
+    /// Clicks by platform.
+    struct Platforms: Encodable, Sendable {
+        let ios: Int
+        let android: Int
+        let desktop: Int?
+    }
+
+    /// Claim codes by outcome.
+    struct Claims: Encodable, Sendable {
+        let made: Int
+        let claimed: Int
+        let expired: Int
+    }
+
+    /// The UTC date (`YYYY-MM-DD`) of a `byDay` entry.
+    var date: String?
+    /// The link of a `top` entry.
+    var linkId: String?
+    /// Its title, when it has one.
+    var title: String?
+    /// People who opened the share page (not link-preview crawlers).
+    let clicks: Int
+    /// Clicks by platform: `ios`, `android`, `desktop`.
+    let byPlatform: Platforms
+    /// Link-preview crawlers that fetched the page.
+    let previews: Int
+    /// Store redirects.
+    let installs: Int
+    /// Store redirects by platform: `ios`, `android`.
+    let installsByPlatform: Platforms
+    /// Claim codes made, claimed and expired.
+    let claims: Claims
+
+    init(_ counts: LinkDayCounts, date: StatsDay? = nil, linkID: String? = nil, title: String? = nil) {
+        self.date = date.map(StatsRange.text)
+        self.linkId = linkID
+        self.title = title
+        clicks = counts.clicks
+        byPlatform = Platforms(ios: counts.clicksIOS, android: counts.clicksAndroid, desktop: counts.clicksDesktop)
+        previews = counts.previews
+        installs = counts.installs
+        installsByPlatform = Platforms(ios: counts.installsIOS, android: counts.installsAndroid, desktop: nil)
+        claims = Claims(made: counts.claimsMade, claimed: counts.claimsClaimed, expired: counts.claimsExpired)
+    }
+}
+
+/// A stats answer: the totals over the range at the top level, beside the answer's own `fields`.
+struct StatsAnswer<Fields: Encodable & Sendable>: Encodable, Sendable {
+    let totals: StatsCounts
+    let fields: Fields
+
+    func encode(to encoder: any Encoder) throws {
+        try totals.encode(to: encoder)
+        try fields.encode(to: encoder)
+    }
+}
+
+/// `GET /v1/links/{id}/stats` beside the totals: `byDay` (days with any event) and `lastOpenedAt`.
+struct LinkStatsFields: Encodable, Sendable {
+    let linkId: String
+    let app: String
+    let from: String
+    let to: String
+    let byDay: [StatsCounts]
+    /// Absent when the link was never opened.
+    let lastOpenedAt: Date?
+}
+
+/// `GET /v1/apps/{app}/stats` beside the totals: `byDay` and the app's `top` links.
+struct AppStatsFields: Encodable, Sendable {
+    let app: String
+    let from: String
+    let to: String
+    let byDay: [StatsCounts]
+    let top: [StatsCounts]
+}
+
+/// A range of UTC days from `?from=` and `?to=` (`YYYY-MM-DD`, both inclusive), bounded.
+struct StatsRange: Sendable {
+    let from: StatsDay
+    let to: StatsDay
+
+    /// The range the query names: `to` defaults to today, `from` to `defaultFrom(to)` (within `maxDays`, and not
+    /// after `to`); 400 for a date that is not
+    /// `YYYY-MM-DD`, `from` after `to`, or more than `maxDays` days.
+    init(from fromText: String?, to toText: String?, maxDays: Int, defaultFrom: (StatsDay) -> StatsDay, today: StatsDay = StatsDay(Date())) throws {
+        let to = try toText.map { try Self.day($0, field: "to") } ?? today
+        let from = try fromText.map { try Self.day($0, field: "from") }
+            ?? min(to, max(defaultFrom(to), StatsDay(number: to.number - maxDays + 1)))
+        guard from <= to else { throw APIError(.badRequest, .badRequest, "'from' must not be after 'to'") }
+        guard to.number - from.number < maxDays else {
+            throw APIError(.badRequest, .badRequest, "a range is at most \(maxDays) days")
+        }
+        self.from = from
+        self.to = to
+    }
+
+    /// `YYYY-MM-DD` of a day.
+    static func text(_ day: StatsDay) -> String {
+        let fields = UTCDateTime(day.start)
+        return "\(UTCDateTime.padded(fields.year, 4))-\(UTCDateTime.padded(fields.month, 2))-\(UTCDateTime.padded(fields.day, 2))"
+    }
+
+    private static func day(_ text: String, field: String) throws -> StatsDay {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              let fields = UTCDateTime(year: year, month: month, day: day)
+        else { throw APIError(.badRequest, .badRequest, "'\(field)' must be a date as YYYY-MM-DD") }
+        return StatsDay(fields.date)
+    }
+}
