@@ -1,18 +1,16 @@
 #!/usr/bin/env bash
 # The daemon's throughput and memory figures (docs/benchmarks.md), measured against the release build:
 #   1. GET /v1/resolve?url=<share URL> and GET /s/{token} (a preview origin on loopback, cached) against nginx serving the
-#      same bytes, with wrk, 32 conns (LOADCOMPARE: the comparison script; method in docs/benchmarks.md);
+#      same bytes, with wrk, 32 conns (scripts/nginx-compare.sh; method in docs/benchmarks.md);
 #      POST /v1/resolve with wrk and a Lua body, against nginx answering the same POST in the same run;
 #   2. resident size of a fresh daemon after 100,000 links created through the API;
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
-# Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: loadcompare installs them)
+# Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: apt-get install wrk nginx-light)
 #   speed: the throughput part only.  LOOPS="0 1": the event-loop thread counts measured, in turn (0: one per core, the
 #   shipped default; 1: one loop, as nginx runs here with its one worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
-loadcompare=${LOADCOMPARE:-}
-[ -x "$loadcompare" ] || { echo "serve-bench: set LOADCOMPARE to a comparison script (URL SECONDS CONNECTIONS: wrk against the URL, then against nginx serving the same bytes; docs/benchmarks.md)" >&2; exit 64; }
 scripts/ensure-deps.sh build
 scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
 bin=.build/release/linkd
@@ -54,20 +52,20 @@ curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
   || { echo "serve-bench: the share URL does not resolve to a route; fix the benchmark" >&2; exit 1; }
 echo "==== eventLoopThreads: $loops$([ "$loops" = 0 ] && echo " (one per core, the default)")   rss at start: $(rss)"
 
-echo "== GET /v1/resolve?url=<share URL>&state=free (loadcompare, ${secs}s, 32 connections)"
-"$loadcompare" "$base/v1/resolve?url=$enc&state=free" "$secs" 32
+echo "== GET /v1/resolve?url=<share URL>&state=free (nginx-compare, ${secs}s, 32 connections)"
+scripts/nginx-compare.sh "$base/v1/resolve?url=$enc&state=free" "$secs" 32
 # The first visit fetches the preview (waiting at most previewWaitMilliseconds); a busy machine may need another.
 for _ in $(seq 1 20); do curl -s "$base/s/$token" | grep -q "Morning flow" && break; sleep 1; done
 curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
-echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (loadcompare)"
-"$loadcompare" "$base/s/$token" "$secs" 32
+echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (nginx-compare)"
+scripts/nginx-compare.sh "$base/s/$token" "$secs" 32
 echo "== POST /v1/resolve (wrk + Lua body, ${secs}s, 32 connections) and nginx answering the same POST, same run"
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"url":"$url","state":"free"}'
 LUA
-# loadcompare sends GETs only: the same comparison for a POST, with nginx set up as loadcompare sets it up.
+# nginx-compare sends GETs only: the same comparison for a POST, with nginx set up as nginx-compare sets it up.
 nport=$((20000 + RANDOM % 20000))
 cat >"$work/nginx.conf" <<CONF
 worker_processes 1; pid $work/nginx.pid; error_log $work/nginx-error.log; daemon on;

@@ -148,7 +148,7 @@ struct ManifestRefusalTests {
         ])
     }
 
-    @Test("issue 16: a shareable route in a manifest without a share section is refused where 'shareable' is written")
+    @Test("A shareable route in a manifest without a share section is refused where 'shareable' is written")
     func shareableWithoutShare() {
         let yaml = """
         app: bad

@@ -44,7 +44,7 @@ struct HandzShareFlowTests {
         #expect(goneSignedIn.callToAction == "Tab/Library")
     }
 
-    @Test("§4.3/DESIGN intercepts: a flow's deep link signed out shows the Welcome Gate and keeps the flow; after sign-in the client resumes it")
+    @Test("§4.3 intercepts (docs/design.md): a flow's deep link signed out shows the Welcome Gate and keeps the flow; after sign-in the client resumes it")
     func resumeAfterSignIn() async throws {
         let daemon = try await ClientDaemon.start()
         defer { daemon.stop() }

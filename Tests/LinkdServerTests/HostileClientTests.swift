@@ -8,7 +8,7 @@ import Testing
 /// The HTTP edge holds under hostile clients (docs/operating.md, "Limits"). Each client is played against the real
 /// daemon (`linkd serve`, a child process, so its memory is its own) on loopback, with limits set low by a
 /// configuration file so that every test ends in seconds.
-@Suite("Hostile clients (issue 17)", .serialized)
+@Suite("Hostile clients", .serialized)
 struct HostileClientTests {
     /// A daemon with `settings` (YAML lines) added to its configuration.
     static func daemon(_ settings: String) throws -> LinkdDaemon {

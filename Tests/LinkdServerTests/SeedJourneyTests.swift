@@ -240,7 +240,7 @@ struct SeedJourneyTests {
 
     // MARK: Pages on app links
 
-    @Test("issue 16 §2: a browser on an app link gets the app's landing page; a path the app does not resolve its HTML 404; the API keeps JSON")
+    @Test("Every app-link URL has a page: a browser on an app link gets the app's landing page; a path the app does not resolve its HTML 404; the API keeps JSON")
     func appLinkPages() async throws {
         try await withAPI { api in
             let flowID = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
@@ -289,7 +289,7 @@ struct SeedJourneyTests {
         }
     }
 
-    @Test("issue 16 §2: app-link pages are charged to the client's rate-limit bucket: a client that repeats itself gets 429 with Retry-After")
+    @Test("App-link pages are charged to the client's rate-limit bucket: a client that repeats itself gets 429 with Retry-After")
     func appLinkPagesAreRateLimited() async throws {
         try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
             var statuses: [Int] = []
@@ -303,7 +303,7 @@ struct SeedJourneyTests {
         }
     }
 
-    @Test("issue 16 §2: chromium renders an app link's landing page and 404 page, served by the daemon, at a phone's and a desktop's size")
+    @Test("Chromium renders an app link's landing page and 404 page, served by the daemon, at a phone's and a desktop's size")
     func appLinkPagesInChromium() async throws {
         let artifacts = LinkdProcess.repositoryRoot.appendingPathComponent("artifacts/web/app-links")
         let daemon = try LinkdDaemon(dataDir: temporaryDataDir())

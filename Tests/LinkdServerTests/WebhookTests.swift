@@ -9,7 +9,7 @@ import TokenSigning
 
 /// Webhooks, end to end: `linkd serve` processes (SQLite, and two on one PostgreSQL), a receiver on
 /// loopback that checks every signature per the Standard Webhooks specification, the admin API over real HTTP.
-@Suite("Webhooks (issue 19)", .serialized)
+@Suite("Webhooks", .serialized)
 struct WebhookTests {
     /// Delivery settings that make retries quick: a test waits seconds, not hours.
     static let quick = "allowLoopbackWebhooks: true\nwebhookPollSeconds: 0.1\nrateLimitPerSecond: 0\n"
