@@ -46,25 +46,37 @@ struct ClusterTests {
         let keyReply = try await TestHTTP.send("POST", a.baseURL + "/v1/admin/api-keys", bearer: admin,
                                                json: ["kind": "client", "app": "handz", "label": "cluster"])
         let client = try #require(keyReply.json["key"] as? String)
-        func create(on daemon: LinkdDaemon, owner: String = "u1") async throws -> (id: String, token: String, url: String) {
-            let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: client, json: [
-                "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner,
-            ])
-            guard reply.status == 201, let id = reply.json["id"] as? String, let token = reply.json["token"] as? String,
-                  let url = reply.json["url"] as? String
-            else { throw HarnessError("create on \(daemon.baseURL) answered \(reply.status)") }
-            return (id, token, url)
-        }
 
         // Created on A, resolves on B.
-        let first = try await create(on: a)
+        let first = try await Self.create(on: a, client: client)
         #expect(try await Self.outcome(b.baseURL, first.url) == ("route", "active"))
         #expect(try await Self.outcome(a.baseURL, first.url) == ("route", "active"))
 
+        try await Self.revocationsPropagate(a, b, first: first, admin: admin, client: client)
+        try await Self.rotationAndRetirement(a, b, admin: admin, client: client)
+        try await Self.clicksAndDatabaseRestart(cluster, a, b, client: client)
+    }
+
+    /// A share link made on `daemon` with the `client` key.
+    static func create(on daemon: LinkdDaemon, client: String, owner: String = "u1") async throws -> (id: String, token: String, url: String) {
+        let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: client, json: [
+            "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "owner": owner,
+        ])
+        guard reply.status == 201, let id = reply.json["id"] as? String, let token = reply.json["token"] as? String,
+              let url = reply.json["url"] as? String
+        else { throw HarnessError("create on \(daemon.baseURL) answered \(reply.status)") }
+        return (id, token, url)
+    }
+
+    /// Revoked on one instance, unavailable on the other within the stated bound (100 times, for the figures); an
+    /// owner-wide revocation too.
+    static func revocationsPropagate(
+        _ a: LinkdDaemon, _ b: LinkdDaemon, first: (id: String, token: String, url: String), admin: String, client: String
+    ) async throws {
         // Revoked on B, unavailable on A within the stated bound; 100 times for the figures.
         var delays: [Double] = []
         for round in 0..<100 {
-            let link = round == 0 ? first : try await create(on: round % 2 == 0 ? a : b)
+            let link = round == 0 ? first : try await Self.create(on: round % 2 == 0 ? a : b, client: client)
             let (writer, reader) = round % 2 == 0 ? (b, a) : (a, b)
             #expect(try await Self.outcome(reader.baseURL, link.url).1 == "active")  // cached on the reader
             let revoke = try await TestHTTP.send("DELETE", writer.baseURL + "/v1/links/\(link.id)", bearer: client)
@@ -91,14 +103,17 @@ struct ClusterTests {
         }
 
         // Owner-wide revocation on A reaches B.
-        let owned = try await create(on: b, owner: "mallory")
+        let owned = try await Self.create(on: b, client: client, owner: "mallory")
         #expect(try await Self.outcome(b.baseURL, owned.url).1 == "active")
         let ownerReply = try await TestHTTP.send("POST", a.baseURL + "/v1/admin/revocations", bearer: admin, json: ["app": "handz", "owner": "mallory"])
         #expect(ownerReply.json["revoked"] as? Int == 1)
         #expect(try await timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, owned.url).1 == "revoked" } != nil)
+    }
 
+    /// A rotation on A is pending everywhere before it signs; a retirement on B stops verification on A.
+    static func rotationAndRetirement(_ a: LinkdDaemon, _ b: LinkdDaemon, admin: String, client: String) async throws {
         // Rotation on A: the new key is pending everywhere before it signs anything.
-        let before = try await create(on: a)
+        let before = try await Self.create(on: a, client: client)
         let oldKid = try #require(keyID(ofToken: before.token))
         let rotation = Task { try await TestHTTP.send("POST", a.baseURL + "/v1/admin/keys/handz/rotate", bearer: admin) }
         let pendingOnB = try await timeUntil(within: 5) {
@@ -110,13 +125,13 @@ struct ClusterTests {
         #expect(rotated.status == 200)
         let newKid = try #require(rotated.json["kid"] as? Int)
         #expect(newKid != Int(oldKid))
-        let after = try await create(on: a)
+        let after = try await Self.create(on: a, client: client)
         #expect(keyID(ofToken: after.token) == UInt32(newKid))
         #expect(try await Self.outcome(b.baseURL, after.url) == ("route", "active"), "B verifies the new key at once")
         #expect(try await Self.outcome(b.baseURL, before.url) == ("route", "active"), "old tokens keep verifying")
         // B signs with the new key once it has learned of the activation.
         #expect(try await timeUntil(within: Self.statedBound) {
-            try await keyID(ofToken: create(on: b).token) == UInt32(newKid)
+            try await keyID(ofToken: Self.create(on: b, client: client).token) == UInt32(newKid)
         } != nil)
 
         // Retired on B: the old key's tokens are unknown on A within the bound.
@@ -126,9 +141,13 @@ struct ClusterTests {
             try await Self.outcome(a.baseURL, before.url) == ("linkUnavailable", "unknown")
         } != nil, "A stops verifying the retired key")
         #expect(try await Self.outcome(a.baseURL, after.url) == ("route", "active"))
+    }
 
+    /// Clicks on both instances add up; the database goes away (readiness fails, writes 503, cached links go on) and
+    /// comes back (both recover, the feed carries changes again).
+    static func clicksAndDatabaseRestart(_ cluster: TestPostgres, _ a: LinkdDaemon, _ b: LinkdDaemon, client: String) async throws {
         // Clicks counted on both instances add up.
-        let clicked = try await create(on: a)
+        let clicked = try await Self.create(on: a, client: client)
         for daemon in [a, a, a, b, b, b, b] {
             #expect(try await TestHTTP.send("GET", daemon.baseURL + "/s/\(clicked.token)").status == 200)
         }
@@ -138,7 +157,7 @@ struct ClusterTests {
         #expect(counted != nil, "7 clicks over two instances")
 
         // The database goes away: readiness fails, writes answer 503, cached links and verification go on.
-        let cached = try await create(on: a)
+        let cached = try await Self.create(on: a, client: client)
         #expect(try await Self.outcome(a.baseURL, cached.url) == ("route", "active"))
         try cluster.stop()
         for daemon in [a, b] {
@@ -163,7 +182,7 @@ struct ClusterTests {
             }
             #expect(ready != nil, "\(daemon.baseURL) ready again")
         }
-        let later = try await create(on: b)
+        let later = try await Self.create(on: b, client: client)
         #expect(try await Self.outcome(a.baseURL, later.url).1 == "active")
         #expect(try await TestHTTP.send("DELETE", a.baseURL + "/v1/links/\(later.id)", bearer: client).status == 200)
         #expect(try await timeUntil(within: Self.statedBound) { try await Self.outcome(b.baseURL, later.url).1 == "revoked" } != nil)

@@ -68,11 +68,8 @@ struct APIKeyAuthenticator: Sendable {
         let digest = SecretDigest.sha256(Array(secret.utf8))
         var record = directory.record(digest: Data(digest))
         if record == nil, !lockedOut {
-            do {
-                record = try await store.apiKey(secretHash: Data(digest))
-            } catch {
-                throw APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
-            }
+            // A store failure answers 503 `store_unavailable` (`APIError.answering`).
+            record = try await store.apiKey(secretHash: Data(digest))
             if let record { directory.remember(record) }
         }
         guard let record, ConstantTime.equals([UInt8](record.secretHash), digest), record.revoked == nil else {

@@ -255,8 +255,6 @@ struct ConsoleRoutes: Sendable {
         let answer: APIError
         if let known = APIError.answering(error) {
             answer = known
-        } else if error is LinkStoreError {
-            answer = APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
         } else {
             context.logger.error("the admin console failed", metadata: ["error": "\(error)"])
             answer = .internalError

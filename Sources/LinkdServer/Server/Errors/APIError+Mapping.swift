@@ -1,5 +1,6 @@
 import HTTPTypes
 import LinkdHTTP
+import LinkStore
 
 extension LinkError: APIErrorConvertible {
     /// The API's answer to a link failure: the one place where the link service's domain errors meet HTTP.
@@ -29,6 +30,20 @@ extension ManifestPublishError: APIErrorConvertible {
         case .versionConflict: APIError(.conflict, .versionConflict, message)
         case .notFound: APIError(.notFound, .notFound, message)
         case .hasLiveLinks: APIError(.conflict, .appHasLiveLinks, message, details: impact)
+        }
+    }
+}
+
+extension LinkStoreError: APIErrorConvertible {
+    /// The API's answer to a store failure that reached a route unmapped: an existing id or a stale write is
+    /// `409 conflict`, an unsupported operation `422 unprocessable` (its message says why), and everything else
+    /// `503 store_unavailable` — a store failure is never a 500, on the API or in the console.
+    var apiError: APIError {
+        switch code {
+        case .conflict: APIError(.conflict, .conflict, message)
+        case .notFound: APIError(.notFound, .notFound, message)
+        case .unsupported: APIError(.unprocessableContent, .unprocessable, message)
+        default: APIError(.serviceUnavailable, .storeUnavailable, "the store does not answer; retry later")
         }
     }
 }
