@@ -30,7 +30,7 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         Fuzz.require(false, "validate threw \(type(of: error)), not a ConfigurationError: \(error)")
         return 0
     }
-    Fuzz.require((0...65_535).contains(configuration.port) && (0...256).contains(configuration.eventLoopThreads)
-                 && !configuration.host.isEmpty, "a configuration that validates is out of range: \(configuration)")
+    Fuzz.require((0...65_535).contains(configuration.http.port) && (0...256).contains(configuration.http.eventLoopThreads)
+                 && !configuration.http.host.isEmpty, "a configuration that validates is out of range: \(configuration)")
     return 0
 }

@@ -129,12 +129,10 @@ struct AdminTests {
     @Test("first start writes the admin key to <dataDir>/initial-admin-key (0600) and logs only its path; a stale file stops a later first start")
     func initialAdminKeyFile() async throws {
         let capture = LogCapture()
-        let configuration = ServerConfiguration(
-            port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "trace",
-            templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
+        let configuration = ServerConfiguration.forTests(dataDir: temporaryDataDir(), logLevel: "trace")
         let first = try await buildServer(configuration: configuration, environment: [:], logger: capture.logger())
         let file = try #require(first.initialAdminKeyFile)
-        #expect(file == configuration.dataDir + "/initial-admin-key")
+        #expect(file == configuration.store.dataDir + "/initial-admin-key")
         #expect((try FileManager.default.attributesOfItem(atPath: file))[.posixPermissions] as? Int == 0o600)
         let key = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(key.hasPrefix("lkd_"))
@@ -166,7 +164,7 @@ struct AdminTests {
     @Test("every admin change is in the audit log with its actor, and logged at notice without a secret")
     func auditAndLog() async throws {
         let capture = LogCapture()
-        try await withAPI(logger: capture.logger(), { $0.logLevel = "debug" }) { api in
+        try await withAPI(logger: capture.logger(), { $0.ops.logLevel = "debug" }) { api in
             let admin = api.adminKey
             let adminID = try #require(
                 (try await api.call(.get, "/v1/admin/api-keys", key: admin).json["apiKeys"] as? [[String: Any]])?

@@ -32,7 +32,7 @@ struct AnalyticsTests {
 
     @Test("clicks by platform, previews, installs and claims of a link and its app, after a flush", arguments: StoreKind.allCases)
     func statsAfterClicks(store: StoreKind) async throws {
-        try await withAPI(on: store, { $0.clickFlushSeconds = 0.1 }) { api in
+        try await withAPI(on: store, { $0.store.clickFlushSeconds = 0.1 }) { api in
             let link = try await DeferredLinkTests.ordentusLink(api)
             let other = try await DeferredLinkTests.ordentusLink(api, event: "retro")
             for (agent, times) in Self.opens {

@@ -392,11 +392,11 @@ struct ConsoleTests {
 
     @Test("configuration: adminConsole off serves no console; ops serves it on the ops listener only; bad values are refused")
     func placement() async throws {
-        try await withAPI(on: .sqlite, { $0.adminConsole = "off" }) { api in
+        try await withAPI(on: .sqlite, { $0.console.adminConsole = "off" }) { api in
             let reply = try await api.call(.get, "/admin/sign-in")
             #expect(reply.status == 404)
         }
-        try await withAPI(on: .sqlite, { $0.opsPort = 0; $0.adminConsole = "ops" }) { api in
+        try await withAPI(on: .sqlite, { $0.ops.opsPort = 0; $0.console.adminConsole = "ops" }) { api in
             #expect(try await api.call(.get, "/admin/sign-in").status == 404)
             let port = try await api.opsPort()
             let connection = try RawConnection(port: port)
@@ -405,12 +405,12 @@ struct ConsoleTests {
             #expect(reply.status == 200 && reply.text.contains("Admin API key"))
         }
         var configuration = ServerConfiguration()
-        configuration.adminConsole = "everywhere"
+        configuration.console.adminConsole = "everywhere"
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        configuration.adminConsole = "ops"
+        configuration.console.adminConsole = "ops"
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        configuration.adminConsole = "public"
-        configuration.adminSessionIdleSeconds = 10
+        configuration.console.adminConsole = "public"
+        configuration.console.adminSessionIdleSeconds = 10
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
     }
 }

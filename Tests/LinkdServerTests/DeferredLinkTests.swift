@@ -46,7 +46,7 @@ struct DeferredLinkTests {
 
     @Test("Android: the store button goes through linkd, Play gets the referrer, the claim answers once as /v1/resolve would", arguments: StoreKind.allCases)
     func androidReferrerFlow(store: StoreKind) async throws {
-        try await withAPI(on: store, { $0.clickFlushSeconds = 0.1 }) { api in
+        try await withAPI(on: store, { $0.store.clickFlushSeconds = 0.1 }) { api in
             let link = try await Self.ordentusLink(api)
             let landing = try await api.call(.get, "/s/\(link.token)", headers: [.userAgent: Self.android])
             #expect(landing.status == 200)
@@ -181,8 +181,8 @@ struct DeferredLinkTests {
     @Test("limits: codes per address, live codes, crawlers and HEAD make none; claims per address answer 429")
     func rateLimits() async throws {
         try await withAPI(on: .sqlite, { configuration in
-            configuration.claimCodesPerMinute = 0.01
-            configuration.claimAttemptsPerMinute = 0.01
+            configuration.claims.claimCodesPerMinute = 0.01
+            configuration.claims.claimAttemptsPerMinute = 0.01
         }) { api in
             let link = try await Self.ordentusLink(api)
             func redirect(_ agent: String = Self.android) async throws -> String? {
@@ -205,7 +205,7 @@ struct DeferredLinkTests {
             #expect(limited.errorCode == "rate_limited")
             #expect(Int(limited.headers[.retryAfter] ?? "") ?? 0 >= 1)
         }
-        try await withAPI(on: .sqlite, { $0.maxLiveClaimCodes = 2 }) { api in
+        try await withAPI(on: .sqlite, { $0.claims.maxLiveClaimCodes = 2 }) { api in
             let link = try await Self.ordentusLink(api)
             var codes: [String?] = []
             for _ in 0..<3 {
@@ -248,7 +248,7 @@ struct DeferredLinkTests {
 
     @Test("maxLiveClaimCodesPerLink: one link cannot take every code; another link still gets one")
     func perLinkCap() async throws {
-        try await withAPI(on: .sqlite, { $0.maxLiveClaimCodesPerLink = 2; $0.claimCodesPerMinute = 600 }) { api in
+        try await withAPI(on: .sqlite, { $0.claims.maxLiveClaimCodesPerLink = 2; $0.claims.claimCodesPerMinute = 600 }) { api in
             let first = try await Self.ordentusLink(api, event: "standup")
             let second = try await Self.ordentusLink(api, event: "retro")
             func redirect(_ token: String) async throws -> String? {

@@ -14,7 +14,7 @@ import Testing
 struct ErrorTests {
     @Test("every authentication failure answers 401/403 with a code; failures are rate limited", arguments: StoreKind.allCases)
     func authFailures(backend: StoreKind) async throws {
-        try await withAPI(on: backend, { $0.authFailuresPerMinute = 6 }) { api in
+        try await withAPI(on: backend, { $0.limits.authFailuresPerMinute = 6 }) { api in
             let handz = try await api.clientKey(app: "handz")
             let ordentus = try await api.clientKey(app: "ordentus")
             let id = try #require(try await api.createHandzLink(key: handz)["id"] as? String)
@@ -50,7 +50,7 @@ struct ErrorTests {
 
     @Test("bad requests: 400, 404, 409, 413, 415, 422 with machine codes", arguments: StoreKind.allCases)
     func errorCodes(backend: StoreKind) async throws {
-        try await withAPI(on: backend, { $0.maxBodyBytes = 2048 }) { api in
+        try await withAPI(on: backend, { $0.http.maxBodyBytes = 2048 }) { api in
             let key = try await api.clientKey(app: "handz")
             func create(_ body: [String: Any]) async throws -> Reply { try await api.call(.post, "/v1/links", key: key, json: body) }
             let flow = ["flowId": UUID().uuidString.lowercased()]
@@ -193,7 +193,7 @@ struct ErrorTests {
     @Test("resolve and share paths are rate limited per client address")
     func rateLimit() async throws {
         // A slow refill (one request per 100 s), so that a busy machine cannot refill the bucket mid-test.
-        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 5 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.01; $0.limits.rateLimitBurst = 5 }) { api in
             var statuses: [Int] = []
             for _ in 0..<8 { statuses.append(try await api.call(.get, "/v1/resolve?url=handz://library&state=free").status) }
             #expect(statuses.prefix(5).allSatisfy { $0 == 200 })

@@ -40,7 +40,7 @@ struct FastPathTests {
     func sameAnswers() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try WebPagesTests.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
+        try await withAPI({ $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000 }) { api in
             let port = try #require(api.client.port)
             let ordentus = try await api.clientKey(app: "ordentus")
             let (_, token) = try await WebPagesTests.link(api, key: ordentus, eventId: "ok-1")
@@ -107,7 +107,7 @@ struct FastPathTests {
 
     @Test("a request is charged once against the rate limit, whichever path answers it; metrics count both paths")
     func rateLimitAndMetrics() async throws {
-        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 5 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.01; $0.limits.rateLimitBurst = 5 }) { api in
             let connection = try RawConnection(port: try #require(api.client.port))
             let series = #"linkd_http_requests_total{method="GET",route="/v1/resolve",status="200"}"#
             let before = try await Self.metric(api, series)
@@ -157,7 +157,7 @@ struct FastPathTests {
 
     @Test("fastPath: false answers the same through Hummingbird alone")
     func turnedOff() async throws {
-        try await withAPI({ $0.fastPath = false; $0.eventLoopThreads = 1 }) { api in
+        try await withAPI({ $0.http.fastPath = false; $0.http.eventLoopThreads = 1 }) { api in
             let connection = try RawConnection(port: try #require(api.client.port))
             try await connection.send(Self.get("/healthz") + Self.get("/v1/resolve?url=handz%3A%2F%2Flibrary&state=free"))
             #expect(try await connection.read().text == #"{"status":"ok"}"#)

@@ -220,7 +220,7 @@ struct HostileClientTests {
 
     @Test("expensive requests cost more: an Ed25519 share page 5 tokens, a calendar file 1 per 16 KiB")
     func costs() async throws {
-        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 10 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 10 }) { api in
             let key = try await api.clientKey(app: "handz")
             let hmac = try #require(try await api.createHandzLink(key: key)["token"] as? String)
             let ed25519 = try #require(try await api.createHandzLink(key: key, suite: "ed25519")["token"] as? String)
@@ -232,7 +232,7 @@ struct HostileClientTests {
             }
             #expect(statuses == [200, 200, 200, 429], "\(statuses)")
         }
-        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 10 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 10 }) { api in
             let big = String(repeating: "X", count: 100 * 1024)  // not a calendar: refused, and charged 1 + 6
             var statuses: [Int] = []
             for body in [big, big, "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"] {

@@ -38,7 +38,7 @@ struct LinkDeletionTests {
         defer { origin.stop() }
         let manifests = try WebPagesTests.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
         let capture = LogCapture()
-        try await withAPI(on: backend, logger: capture.logger(), { $0.manifests = manifests; $0.previewWaitMilliseconds = 5000; $0.logLevel = "notice" }) { api in
+        try await withAPI(on: backend, logger: capture.logger(), { $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000; $0.ops.logLevel = "notice" }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (missingID, missing) = try await WebPagesTests.link(api, key: key, eventId: "missing-1")  // the origin answers 404
             let (goneID, gone) = try await WebPagesTests.link(api, key: key, eventId: "gone-1")  // and 410
@@ -96,7 +96,7 @@ struct LinkDeletionTests {
         defer { origin.stop() }
         let manifests = try WebPagesTests.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
         let capture = LogCapture()
-        try await withAPI(on: backend, logger: capture.logger(), { $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
+        try await withAPI(on: backend, logger: capture.logger(), { $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000 }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (id, token) = try await WebPagesTests.link(api, key: key, eventId: "missing-2")
             #expect(try await api.call(.get, "/v1/links/\(id)", key: key).string("status") == "active")  // the record is cached
@@ -154,7 +154,7 @@ struct LinkDeletionTests {
         try ordentus.replacingOccurrences(of: original, with: #"  message: "This event is <b>gone</b> & archived.""#)
             .write(toFile: path, atomically: true, encoding: .utf8)
         let manifests = exampleManifests.filter { !$0.hasSuffix("ordentus.yaml") } + [path]
-        try await withAPI({ $0.manifests = manifests }) { api in
+        try await withAPI({ $0.links.manifests = manifests }) { api in
             let port = try #require(api.client.port)
             let key = try await api.clientKey(app: "ordentus")
             let (id, token) = try await WebPagesTests.link(api, key: key, eventId: "e1")

@@ -150,7 +150,7 @@ struct LinkLifecycleTests {
         try await withAPI(on: backend) { api in
             // A link made two hours ago with a one-hour life, signed with the server's own active key: a second
             // LinkService on the server's store and keys, with the clock set back.
-            let masterKey = try MasterKey.loadOrCreate(at: api.configuration.dataDir + "/master.key", environment: [:])
+            let masterKey = try MasterKey.loadOrCreate(at: api.configuration.store.dataDir + "/master.key", environment: [:])
             let keys = try await KeyAdministration.open(store: api.store, masterKey: masterKey, logger: Logger(label: "test"))
             let service = LinkService(
                 store: api.store, keyring: keys.keyring, apps: try AppsInForce.fixed(ServerBootstrap.loadRouter(exampleManifests, environment: [:])),

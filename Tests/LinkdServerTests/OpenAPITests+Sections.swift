@@ -36,7 +36,7 @@ extension OpenAPITests {
         expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "{", contentType: "application/json"), 400)
         expectStatus(try await check.call(.post, "/v1/links", key: client, json: ["route": "Library/Home"]), 422)
         expectStatus(try await check.call(.post, "/v1/links", key: client, raw: "route", contentType: "text/plain"), 415)
-        let oversized = "{\"route\":\"" + String(repeating: "r", count: api.configuration.maxBodyBytes) + "\"}"
+        let oversized = "{\"route\":\"" + String(repeating: "r", count: api.configuration.http.maxBodyBytes) + "\"}"
         expectStatus(try await check.call(.post, "/v1/links", key: client, raw: oversized, contentType: "application/json"), 413)
         expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}", key: client), 200)
         expectStatus(try await check.call(.get, "/v1/links/\(id)", template: "/v1/links/{id}"), 401)
@@ -154,7 +154,7 @@ extension OpenAPITests {
         expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, json: ["enabled": false, "events": ["link.created", "link.revoked"]]), 200)
         expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, json: ["url": "ftp://hooks.example.invalid/"]), 422)
         expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: "{", contentType: "application/json"), 400)
-        let hugePatch = "{\"url\":\"" + String(repeating: "u", count: api.configuration.maxBodyBytes) + "\"}"
+        let hugePatch = "{\"url\":\"" + String(repeating: "u", count: api.configuration.http.maxBodyBytes) + "\"}"
         expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: hugePatch, contentType: "application/json"), 413)
         expectStatus(try await check.call(.patch, hookPath, template: "/v1/admin/webhooks/{id}", key: admin, raw: "enabled=1", contentType: "text/plain"), 415)
         expectStatus(try await check.call(.patch, noHook, template: "/v1/admin/webhooks/{id}", key: admin, json: ["enabled": true]), 404)
@@ -194,7 +194,7 @@ extension OpenAPITests {
     /// Bodies the admin endpoints refuse, a client key on admin endpoints, a client key of an app no longer loaded.
     static func exerciseRefusals(_ check: Checker, api: API, client: String, admin: String, oldKid: UInt32, spareID: String, flow: [String: String]) async throws {
         // Bodies the admin endpoints refuse: malformed, oversized, of the wrong type.
-        let hugeJSON = "{\"suite\":\"" + String(repeating: "s", count: api.configuration.maxBodyBytes) + "\"}"
+        let hugeJSON = "{\"suite\":\"" + String(repeating: "s", count: api.configuration.http.maxBodyBytes) + "\"}"
         let bodies: [(String, String)] = [("/v1/admin/keys/handz/rotate", "/v1/admin/keys/{app}/rotate"), ("/v1/admin/revocations", "/v1/admin/revocations"),
                                           ("/v1/admin/api-keys", "/v1/admin/api-keys"), ("/v1/admin/webhooks", "/v1/admin/webhooks")]
         for (path, template) in bodies {

@@ -86,7 +86,7 @@ struct OpenAPITests {
         let seen = SeenStatuses()
         // This server's failed authentications (401s of the API and the webhooks, the console's wrong keys) refill
         // at once: the per-address budget and its lockout are the second server's, below.
-        try await withAPI(on: backend, { $0.authFailuresPerMinute = 60_000 }) { api in
+        try await withAPI(on: backend, { $0.limits.authFailuresPerMinute = 60_000 }) { api in
             let check = Checker(api: api, document: document)
             let admin = api.adminKey
 
@@ -115,7 +115,7 @@ struct OpenAPITests {
 
         // A second server for the refusals that use up per-address budgets: 401 on the endpoints above did not
         // refuse yet (a first server would run out of failed authentications), then 429 everywhere.
-        try await withAPI(on: backend, { $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
+        try await withAPI(on: backend, { $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 3 }) { api in
             let check = Checker(api: api, document: document)
             try await Self.exerciseBudgets(check, api: api)
             seen.add(check.statuses)
@@ -269,7 +269,7 @@ struct OpenAPITests {
     @Test("rate-limited answers are documented, with Retry-After")
     func rateLimitedAnswers() async throws {
         let document = try OpenAPIDocument()
-        try await withAPI({ $0.rateLimitPerSecond = 0.01; $0.rateLimitBurst = 1; $0.authFailuresPerMinute = 1 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.01; $0.limits.rateLimitBurst = 1; $0.limits.authFailuresPerMinute = 1 }) { api in
             let check = Checker(api: api, document: document)
             _ = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")
             let limited = try await check.call(.get, "/v1/resolve?url=handz://library", template: "/v1/resolve")

@@ -20,7 +20,7 @@ struct OpsListenerTests {
 
     @Test("with opsPort set, /metrics and /readyz are served there and the public listener answers them 404")
     func opsListener() async throws {
-        try await withAPI({ $0.opsPort = 0 }) { api in
+        try await withAPI({ $0.ops.opsPort = 0 }) { api in
             let publicPort = try #require(api.client.port)
             let opsPort = try await api.opsPort()
             #expect(opsPort != publicPort)
@@ -60,7 +60,7 @@ struct OpsListenerTests {
     @Test("the ops listener's configuration: env and file keys, refused values")
     func configuration() throws {
         let set = try ServerConfiguration.load(file: nil, environment: ["LINKD_OPS_PORT": "9090", "LINKD_OPS_HOST": "0.0.0.0"])
-        #expect(set.opsPort == 9090 && set.resolvedOpsHost == "0.0.0.0" && set.hasOpsListener)
+        #expect(set.ops.opsPort == 9090 && set.resolvedOpsHost == "0.0.0.0" && set.hasOpsListener)
         let hostDefault = try ServerConfiguration.load(file: nil, environment: ["LINKD_OPS_PORT": "9090", "LINKD_HOST": "10.0.0.1"])
         #expect(hostDefault.resolvedOpsHost == "10.0.0.1")
         #expect(try !ServerConfiguration.load(file: nil, environment: [:]).hasOpsListener)
@@ -79,7 +79,7 @@ struct OpsListenerTests {
         let file = temporaryDataDir() + "-ops.yaml"
         try "opsHost: 127.0.0.2\nopsPort: 9091\n".write(toFile: file, atomically: true, encoding: .utf8)
         let fromFile = try ServerConfiguration.load(file: file, environment: [:])
-        #expect(fromFile.opsHost == "127.0.0.2" && fromFile.opsPort == 9091)
+        #expect(fromFile.ops.opsHost == "127.0.0.2" && fromFile.ops.opsPort == 9091)
         try "opsPort: 8080\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
     }

@@ -121,7 +121,7 @@ struct SeedJourneyTests {
         let origin = try LoopbackOrigin()
         defer { origin.stop() }
         let manifests = try WebPagesTests.manifests(moving: "handz", originTo: "http://127.0.0.1:\(origin.port)", previewPath: "/items/echo/:flowId")
-        try await withAPI({ $0.manifests = manifests }) { api in
+        try await withAPI({ $0.links.manifests = manifests }) { api in
             let key = try await api.clientKey(app: "handz")
             let flowID = UUID().uuidString.lowercased()
             let created = try await api.call(.post, "/v1/links", key: key, json: ["params": ["flowId": flowID]])
@@ -291,7 +291,7 @@ struct SeedJourneyTests {
 
     @Test("App-link pages are charged to the client's rate-limit bucket: a client that repeats itself gets 429 with Retry-After")
     func appLinkPagesAreRateLimited() async throws {
-        try await withAPI({ $0.rateLimitPerSecond = 0.001; $0.rateLimitBurst = 3 }) { api in
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 3 }) { api in
             var statuses: [Int] = []
             for index in 0..<5 {
                 statuses.append(try await Self.send(api, "/flows/3f2504e0-4f89-11d3-9a0c-03\(10 + index)e82c3301", host: "links.handz.example").status)

@@ -15,7 +15,9 @@ private func tempDataDir() -> String {
 struct ServerTests {
     @Test("health, readiness and metrics answer on a live server")
     func health() async throws {
-        let configuration = ServerConfiguration(port: 0, dataDir: tempDataDir())
+        var configuration = ServerConfiguration()
+        configuration.http.port = 0
+        configuration.store.dataDir = tempDataDir()
         let app = try await buildServer(configuration: configuration).application
         try await app.test(.live) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
@@ -36,9 +38,9 @@ struct ServerTests {
                 #expect(response.status == .notFound)
             }
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: configuration.dataDir)
+        let attributes = try FileManager.default.attributesOfItem(atPath: configuration.store.dataDir)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        #expect(FileManager.default.fileExists(atPath: configuration.dataDir + "/linkd.sqlite"))
+        #expect(FileManager.default.fileExists(atPath: configuration.store.dataDir + "/linkd.sqlite"))
     }
 }
 
@@ -123,16 +125,16 @@ struct ServerConfigurationTests {
         try "host: 0.0.0.0\nport: 9000\nmaxBodyBytes: 1024\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: nil, environment: [:]) == ServerConfiguration())
         let fromFile = try ServerConfiguration.load(file: file, environment: [:])
-        #expect(fromFile.host == "0.0.0.0" && fromFile.port == 9000 && fromFile.maxBodyBytes == 1024)
+        #expect(fromFile.http.host == "0.0.0.0" && fromFile.http.port == 9000 && fromFile.http.maxBodyBytes == 1024)
         let fromEnv = try ServerConfiguration.load(file: nil, environment: ["LINKD_CONFIG": file, "LINKD_PORT": "9100"])
-        #expect(fromEnv.port == 9100 && fromEnv.host == "0.0.0.0")
+        #expect(fromEnv.http.port == 9100 && fromEnv.http.host == "0.0.0.0")
         let fromFlags = try ServerConfiguration.load(file: file, environment: ["LINKD_PORT": "9100"], port: 9200, dataDir: "/tmp/x")
-        #expect(fromFlags.port == 9200 && fromFlags.dataDir == "/tmp/x")
+        #expect(fromFlags.http.port == 9200 && fromFlags.store.dataDir == "/tmp/x")
         let manifests = try ServerConfiguration.load(file: nil, environment: ["LINKD_MANIFESTS": "a.yaml, b.yaml"])
-        #expect(manifests.manifests == ["a.yaml", "b.yaml"])
+        #expect(manifests.links.manifests == ["a.yaml", "b.yaml"])
         try "fastPath: false\neventLoopThreads: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
         let serving = try ServerConfiguration.load(file: file, environment: ["LINKD_EVENT_LOOP_THREADS": "3"])
-        #expect(serving.fastPath == false && serving.eventLoopThreads == 3)
+        #expect(serving.http.fastPath == false && serving.http.eventLoopThreads == 3)
     }
 
     @Test("bad values are refused with a message naming the culprit")
@@ -159,7 +161,7 @@ struct ServerConfigurationTests {
             }
         }
         let proxies = try ServerConfiguration.load(file: nil, environment: ["LINKD_TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16"])
-        #expect(proxies.trustedProxies == ["10.0.0.1", "192.168.0.0/16"])
+        #expect(proxies.http.trustedProxies == ["10.0.0.1", "192.168.0.0/16"])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["LINKD_TRUSTED_PROXIES": "proxy.local"]) }
     }
 }
@@ -217,17 +219,23 @@ extension ServerConfigurationTests {
 
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let read = try ServerConfiguration.load(file: file, environment: [:])
-        var expected = ServerConfiguration(
-            host: "0.0.0.0", port: 9000, dataDir: "/var/lib/linkd", manifests: ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"],
-            linkCacheCapacity: 500, maxTTLSeconds: 86400, defaultTTLSeconds: 3600, maxBodyBytes: 4096, clickFlushSeconds: 0.5,
-            logLevel: "debug", rateLimitPerSecond: 0, rateLimitBurst: 100, authFailuresPerMinute: 5,
-            templatesDir: "/usr/share/linkd/templates", appTemplates: ["handz": "/etc/linkd/handz"], previewWaitMilliseconds: 150,
-            maxOriginFetches: 8, database: "postgres://linkd@db.internal:5432/linkd", syncIntervalSeconds: 1.5, eventLoopThreads: 2,
-            fastPath: false, headTimeoutSeconds: 5, bodyTimeoutSeconds: 20, idleTimeoutSeconds: 60, writeTimeoutSeconds: 15,
-            maxConnections: 2000, maxConnectionsPerClient: 64, trustedProxies: ["10.0.0.0/8", "2001:db8::1"])
-        expected.opsHost = "127.0.0.2"
-        expected.opsPort = 9100
-        expected.maxLiveClaimCodesPerLink = 50
+        var expected = ServerConfiguration()
+        (expected.http.host, expected.http.port, expected.http.eventLoopThreads, expected.http.fastPath) = ("0.0.0.0", 9000, 2, false)
+        (expected.http.trustedProxies, expected.http.maxBodyBytes) = (["10.0.0.0/8", "2001:db8::1"], 4096)
+        (expected.store.dataDir, expected.store.database) = ("/var/lib/linkd", "postgres://linkd@db.internal:5432/linkd")
+        (expected.store.syncIntervalSeconds, expected.store.linkCacheCapacity, expected.store.clickFlushSeconds) = (1.5, 500, 0.5)
+        expected.links.manifests = ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"]
+        (expected.links.maxTTLSeconds, expected.links.defaultTTLSeconds) = (86400, 3600)
+        expected.ops.logLevel = "debug"
+        (expected.limits.rateLimitPerSecond, expected.limits.rateLimitBurst, expected.limits.authFailuresPerMinute) = (0, 100, 5)
+        (expected.pages.templatesDir, expected.pages.appTemplates) = ("/usr/share/linkd/templates", ["handz": "/etc/linkd/handz"])
+        (expected.pages.previewWaitMilliseconds, expected.pages.maxOriginFetches) = (150, 8)
+        (expected.edge.headTimeoutSeconds, expected.edge.bodyTimeoutSeconds) = (5, 20)
+        (expected.edge.idleTimeoutSeconds, expected.edge.writeTimeoutSeconds) = (60, 15)
+        (expected.edge.maxConnections, expected.edge.maxConnectionsPerClient) = (2000, 64)
+        expected.ops.opsHost = "127.0.0.2"
+        expected.ops.opsPort = 9100
+        expected.claims.maxLiveClaimCodesPerLink = 50
         expected.tls.port = 8443
         expected.tls.host = "0.0.0.0"
         expected.tls.certificates = [CertificateFiles(certificate: "/etc/linkd/a.pem", privateKey: "/etc/linkd/a.key")]
@@ -241,11 +249,30 @@ extension ServerConfigurationTests {
         expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 44)
+        #expect(Set(ServerConfiguration.fileKeyNames).count == 44)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
+        #expect(try ServerConfiguration.load(file: file, environment: [:]).store.database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]) == ServerConfiguration())
+    }
+
+    @Test("docs/configuration.md names every key of every section and every environment variable")
+    func everyKeyDocumented() throws {
+        let docs = try String(
+            contentsOf: LinkdProcess.repositoryRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        let nested = ServerConfiguration.nestedKeys
+        let names = ServerConfiguration.fileKeyNames + TLSSettings.keys.map { "tls.\($0.name)" }
+            + ACMESettings.keys.map { "acme.\($0.name)" }
+        let variables = (ServerConfiguration.flatKeys + nested).compactMap(\.variable)
+        #expect(names.count == 55 && variables.count >= 20)
+        // A key is named in backticks, nested ones by their own name in their table.
+        let missing = names.filter { name in !docs.contains("`\(name)`") && !docs.contains("`\(name.split(separator: ".").last!)`") }
+        #expect(missing.isEmpty, "keys docs/configuration.md does not name: \(missing)")
+        let unnamed = variables.filter { !docs.contains($0) }
+        #expect(unnamed.isEmpty, "variables docs/configuration.md does not name: \(unnamed)")
+        // Each key is declared once: no name twice in the flat keys, none twice in a nested mapping.
+        #expect(Set(ServerConfiguration.fileKeyNames).count == ServerConfiguration.fileKeyNames.count)
+        #expect(Set(variables).count == variables.count)
     }
 
     @Test("a wrong type, an unknown or repeated key names the file, the line and the key")

@@ -80,7 +80,7 @@ struct WebPagesTests {
         let origin = try LoopbackOrigin()
         let manifests = try Self.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
         // A generous preview wait: the origin answers at once, but a machine busy with the rest of the suite may not.
-        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
+        try await withAPI({ $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000 }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (id, token) = try await Self.link(api, key: key, eventId: "ok-1")
 
@@ -198,7 +198,7 @@ struct WebPagesTests {
     func badgesFromTheOrigin() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try Self.handzBadgeManifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 5000 }) { api in
+        try await withAPI({ $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000 }) { api in
             let link = try await api.createHandzLink(key: try await api.clientKey(app: "handz"))
             let token = try #require(link["token"] as? String)
             for agent in [Self.iPhone, Self.desktop] {
@@ -217,7 +217,7 @@ struct WebPagesTests {
     func originOutcomes() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try Self.manifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        try await withAPI({ $0.manifests = manifests; $0.previewWaitMilliseconds = 1500 }) { api in
+        try await withAPI({ $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 1500 }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (deletedID, deleted) = try await Self.link(api, key: key, eventId: "missing-1")
             let page = try await Self.open(api, "/s/\(deleted)")
@@ -237,7 +237,7 @@ struct WebPagesTests {
         origin.stop()
         // An origin that is down.
         let closed = try Self.manifests(originBaseURL: "http://127.0.0.1:9")
-        try await withAPI({ $0.manifests = closed }) { api in
+        try await withAPI({ $0.links.manifests = closed }) { api in
             let key = try await api.clientKey(app: "ordentus")
             let (_, token) = try await Self.link(api, key: key, eventId: "ok-2")
             let reply = try await Self.open(api, "/s/\(token)")

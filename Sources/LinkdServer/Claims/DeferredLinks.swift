@@ -54,11 +54,11 @@ final class DeferredLinks: Sendable {
         self.apps = apps
         self.claimPages = claimPages
         self.analytics = analytics
-        self.codeLimiter = RateLimiter(perSecond: configuration.claimCodesPerMinute / 60, burst: Self.codeBurst)
-        self.claimLimiter = RateLimiter(perSecond: configuration.claimAttemptsPerMinute / 60, burst: Self.attemptBurst)
-        self.claimTTL = TimeInterval(configuration.claimTTLSeconds)
-        self.liveClaims = LiveClaimGauge(store: links.store, limit: configuration.maxLiveClaimCodes)
-        self.maxLiveClaimsPerLink = configuration.maxLiveClaimCodesPerLink
+        self.codeLimiter = RateLimiter(perSecond: configuration.claims.claimCodesPerMinute / 60, burst: Self.codeBurst)
+        self.claimLimiter = RateLimiter(perSecond: configuration.claims.claimAttemptsPerMinute / 60, burst: Self.attemptBurst)
+        self.claimTTL = TimeInterval(configuration.claims.claimTTLSeconds)
+        self.liveClaims = LiveClaimGauge(store: links.store, limit: configuration.claims.maxLiveClaimCodes)
+        self.maxLiveClaimsPerLink = configuration.claims.maxLiveClaimCodesPerLink
         self.logger = logger
     }
 

@@ -48,23 +48,23 @@ public func buildServer(
     onTLSListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> Daemon<some ApplicationProtocol> {
     var logger = logger
-    logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+    logger.logLevel = Logger.Level(rawValue: configuration.ops.logLevel) ?? .info
 
-    FileDescriptorLimit.raise(for: configuration.maxConnections, logger: logger)
+    FileDescriptorLimit.raise(for: configuration.edge.maxConnections, logger: logger)
     // Everything read from files is read and checked first: a broken template or manifest stops the start before
     // anything is written to the data directory.
-    let files = try ServerBootstrap.loadManifestFiles(configuration.manifests, environment: environment)
+    let files = try ServerBootstrap.loadManifestFiles(configuration.links.manifests, environment: environment)
     let pages = try TemplateSet.load(configuration)
     let certificates = TLSCertificates()
     do { certificates.installFiles(try TLSCertificates.read(configuration.tls.certificates)) } catch {
         throw ConfigurationError(message: "tls.certificates: \(error)")
     }
-    try DataDirectory.prepare(configuration.dataDir)
-    DaemonDataDirectory.mark(configuration.dataDir)  // so `linkd token keyring …` refuses this directory
+    try DataDirectory.prepare(configuration.store.dataDir)
+    DaemonDataDirectory.mark(configuration.store.dataDir)  // so `linkd token keyring …` refuses this directory
     // The templates, read once; every snapshot of the manifests in force renders with them.
     let factory = AppSnapshotFactory(
-        renderer: pages.renderer, fetches: OriginFetches(limit: configuration.maxOriginFetches),
-        previewWait: .milliseconds(configuration.previewWaitMilliseconds))
+        renderer: pages.renderer, fetches: OriginFetches(limit: configuration.pages.maxOriginFetches),
+        previewWait: .milliseconds(configuration.pages.previewWaitMilliseconds))
     let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
     let bootstrap: ServerBootstrap
     do {
@@ -85,7 +85,7 @@ public func buildServer(
     let analytics = ShareAnalytics(buffer: statsBuffer, metrics: analyticsMetrics)
     let links = LinkService(
         store: store, keyring: bootstrap.keyring, apps: apps, clicks: clicks, metrics: metrics,
-        defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
+        defaultTTLSeconds: configuration.links.defaultTTLSeconds, maxTTLSeconds: configuration.links.maxTTLSeconds)
     let apiKeys = APIKeyDirectory()
     do { try await apiKeys.reload(from: store) } catch {
         await store.close()
@@ -93,12 +93,12 @@ public func buildServer(
     }
     let auth = APIKeyAuthenticator(
         store: store,
-        failures: RateLimiter(perSecond: configuration.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst),
+        failures: RateLimiter(perSecond: configuration.limits.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst),
         directory: apiKeys)
-    let limiter = configuration.rateLimitPerSecond > 0
-        ? RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst) : nil
+    let limiter = configuration.limits.rateLimitPerSecond > 0
+        ? RateLimiter(perSecond: configuration.limits.rateLimitPerSecond, burst: configuration.limits.rateLimitBurst) : nil
 
-    let clients = ClientAddresses(trustedProxies: configuration.trustedProxyNetworks)
+    let clients = ClientAddresses(trustedProxies: configuration.http.trustedProxyNetworks)
     // Every route is registered through the recorder, which keeps the table 405 answers are made from.
     let router = RouteRecorder(router: Hummingbird.Router(context: LinkdRequestContext.self))
     // First: the client key every later step (rate limits, the auth-failure lockout) reads.
@@ -108,29 +108,29 @@ public func buildServer(
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics.http))
     let health = HealthRoutes(store: store, metrics: metrics)
     if !configuration.hasOpsListener { health.register(on: router) }  // else on the ops listener only
-    LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+    LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
     let resolveRoutes = ResolveRoutes(links: links)
     // The admin actions, once: the admin API and the console are two front doors to them.
     let instance = InstanceIdentity.make()
-    let webhookSettings = configuration.webhookDelivery
+    let webhookSettings = configuration.webhooks.delivery
     let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
     let admin = AdminService(
         store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
         publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger),
         masterKey: bootstrap.masterKey, webhookPolicy: webhookPolicy,
-        backupsDirectory: configuration.dataDir + "/backups", certificates: certificates, acmeStatus: acmeStatus)
-    AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+        backupsDirectory: configuration.store.dataDir + "/backups", certificates: certificates, acmeStatus: acmeStatus)
+    AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
     AppRoutes(admin: admin, auth: auth).register(on: router)
-    WebhookRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.maxBodyBytes).register(on: router)
+    WebhookRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
     let webhookDelivery = WebhookDeliveryService(
         store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
         settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)
     let claimPages = pages.claims
-    let console = configuration.consolePlacement == .off ? nil : ConsoleRoutes(
+    let console = configuration.console.placement == .off ? nil : ConsoleRoutes(
         admin: admin, auth: auth,
         sessions: ConsoleSessions(
-            store: store, directory: apiKeys, idle: TimeInterval(configuration.adminSessionIdleSeconds),
-            maximum: TimeInterval(configuration.adminSessionMaxSeconds)),
+            store: store, directory: apiKeys, idle: TimeInterval(configuration.console.adminSessionIdleSeconds),
+            maximum: TimeInterval(configuration.console.adminSessionMaxSeconds)),
         pages: pages.console)
     let deletions = LinkDeletions(store: store, logger: logger)
     let shareRoutes = ShareRoutes(links: links, apps: apps, deletions: deletions, analytics: analytics)
@@ -151,7 +151,7 @@ public func buildServer(
     let acme = configuration.acme.isEnabled ? ACMEChallengeAnswers(store: store) : nil
     acme?.register(on: router)
     // The admin console: here, or on the ops listener (`adminConsole`).
-    if configuration.consolePlacement == .public { console?.register(on: router) }
+    if configuration.console.placement == .public { console?.register(on: router) }
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
     router.add(middleware: AppLinkPagesMiddleware(
@@ -160,21 +160,21 @@ public func buildServer(
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
 
     let flusher = ClickFlushService(
-        buffer: clicks, store: store, interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+        buffer: clicks, store: store, interval: .milliseconds(Int(configuration.store.clickFlushSeconds * 1000)), logger: logger)
     let statsFlusher = StatsFlushService(
         buffer: statsBuffer, store: store, metrics: analyticsMetrics,
-        interval: .milliseconds(Int(configuration.clickFlushSeconds * 1000)), logger: logger)
+        interval: .milliseconds(Int(configuration.store.clickFlushSeconds * 1000)), logger: logger)
     // The hot routes answered on the event loop when memory has all they need (on the plain listener only when it
     // does not send everything to HTTPS).
-    let fastRoutes = configuration.fastPath ? hotRoutes : nil
+    let fastRoutes = configuration.http.fastPath ? hotRoutes : nil
     let redirectPort = configuration.tls.isEnabled && configuration.tls.redirectHTTP ? BoundPort(configuration.tls.port ?? 0) : nil
     let serverName = "linkd"
-    let connections = ConnectionCounter(limits: configuration.edgeLimits, metrics: metrics.http)
-    let eventLoopGroup: EventLoopGroupProvider = configuration.eventLoopThreads > 0
-        ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads)) : .singleton
+    let connections = ConnectionCounter(limits: configuration.edge.limits, metrics: metrics.http)
+    let eventLoopGroup: EventLoopGroupProvider = configuration.http.eventLoopThreads > 0
+        ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.http.eventLoopThreads)) : .singleton
     // With `opsPort` set, /metrics, /readyz and /healthz on a listener of their own, run as one more service.
     let ops = configuration.hasOpsListener ? [opsApplication(
-        configuration: configuration, health: health, console: configuration.consolePlacement == .ops ? console : nil,
+        configuration: configuration, health: health, console: configuration.console.placement == .ops ? console : nil,
         metrics: metrics, serverName: serverName,
         eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
     let responder = HeadResponder(base: router.router.buildResponder())
@@ -192,11 +192,11 @@ public func buildServer(
             EdgeChannel(
                 base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: EdgeLimits.maxHeadBytes, maxHeaderListSize: EdgeLimits.maxHeadBytes))),
-                routes: redirectPort == nil ? fastRoutes : nil, serverName: serverName, limits: configuration.edgeLimits,
+                routes: redirectPort == nil ? fastRoutes : nil, serverName: serverName, limits: configuration.edge.limits,
                 connections: connections,
                 clients: clients)
         },
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
+        configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: serverName),
         // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
         // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
         // shutdown begins, and the ones in flight are waited for.
@@ -204,7 +204,7 @@ public func buildServer(
         // The ops listener, last, stops right after the public one.
         services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), statsFlusher, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
                    HeartbeatService(store: store, identity: instance, logger: logger),
-                   ManifestReloadService(publisher: admin.publisher, paths: configuration.manifests, logger: logger)] + ops + tls
+                   ManifestReloadService(publisher: admin.publisher, paths: configuration.links.manifests, logger: logger)] + ops + tls
             + (configuration.tls.certificates.isEmpty ? [] : [TLSCertificateReloadService(
                 files: configuration.tls.certificates, certificates: certificates, logger: logger)])
             + (acme.map { challenges in [ACMECertificateService(
@@ -215,7 +215,7 @@ public func buildServer(
                 holder: instance.id, status: acmeStatus, logger: logger,
                 checkInterval: .milliseconds(Int64(configuration.acme.checkIntervalSeconds * 1000)),
                 retryBase: configuration.acme.retryBaseSeconds)] } ?? []),
-        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.http.port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger
     )
@@ -239,11 +239,11 @@ struct TemplateSet {
         do {
             return TemplateSet(
                 renderer: try PageRenderer(configuration: PageConfiguration(
-                    directory: configuration.templatesDir, appDirectories: configuration.appTemplates)),
-                claims: try ClaimPageRenderer(directory: configuration.templatesDir),
-                console: try ConsolePages(templatesDirectory: configuration.templatesDir))
+                    directory: configuration.pages.templatesDir, appDirectories: configuration.pages.appTemplates)),
+                claims: try ClaimPageRenderer(directory: configuration.pages.templatesDir),
+                console: try ConsolePages(templatesDirectory: configuration.pages.templatesDir))
         } catch {
-            throw ConfigurationError(message: "templates: \(error) (templatesDir is \(configuration.templatesDir); set "
+            throw ConfigurationError(message: "templates: \(error) (templatesDir is \(configuration.pages.templatesDir); set "
                 + "templatesDir: in the configuration file or LINKD_TEMPLATES_DIR to the folder holding landing.mustache)")
         }
     }
@@ -254,16 +254,16 @@ struct TemplateSet {
 func openStore(
     _ configuration: ServerConfiguration, wrapBackend: (any StoreBackend) -> any StoreBackend, logger: Logger
 ) async throws -> StoreFront {
-    guard let url = configuration.database else {
-        let backend = try SQLiteBackend(path: configuration.dataDir + "/linkd.sqlite")
-        return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity)
+    guard let url = configuration.store.database else {
+        let backend = try SQLiteBackend(path: configuration.store.dataDir + "/linkd.sqlite")
+        return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.store.linkCacheCapacity)
     }
     do {
         let backend = try await PostgresBackend.open(
-            url: url, syncInterval: .milliseconds(Int(configuration.syncIntervalSeconds * 1000)), logger: logger)
+            url: url, syncInterval: .milliseconds(Int(configuration.store.syncIntervalSeconds * 1000)), logger: logger)
         if let warning = backend.location.tlsWarning { logger.warning("\(warning)") }
         do {
-            let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.linkCacheCapacity, logger: logger)
+            let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.store.linkCacheCapacity, logger: logger)
             logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
             return store
         } catch {

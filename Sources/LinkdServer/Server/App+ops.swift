@@ -22,7 +22,7 @@ func opsApplication(
     HealthRoutes.registerLiveness(on: router)
     console?.register(on: router)
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
-    let port = configuration.opsPort ?? 0
+    let port = configuration.ops.opsPort ?? 0
     return Application(
         responder: HeadResponder(base: router.router.buildResponder()),
         configuration: .init(address: .hostname(configuration.resolvedOpsHost, port: port), serverName: serverName),

@@ -28,10 +28,10 @@ func tlsApplication<Responder: HTTPResponder>(
                         maxHeaderFieldSize: EdgeLimits.maxHeadBytes, maxHeaderListSize: EdgeLimits.maxHeadBytes))),
                     routes: routes, serverName: serverName,
                     addedFields: hsts.map { "Strict-Transport-Security: \($0)\r\n" } ?? "",
-                    limits: configuration.edgeLimits, connections: connections, clients: clients),
+                    limits: configuration.edge.limits, connections: connections, clients: clients),
                 context: context, handshakeTimeout: .milliseconds(Int64(settings.handshakeTimeoutSeconds * 1000)))
         },
-        configuration: .init(address: .hostname(settings.host ?? configuration.host, port: port), serverName: serverName),
+        configuration: .init(address: .hostname(settings.host ?? configuration.http.host, port: port), serverName: serverName),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
         eventLoopGroupProvider: eventLoopGroup,
         logger: logger

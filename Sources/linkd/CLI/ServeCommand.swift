@@ -35,12 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let server = try await buildServer(
                 configuration: configuration,
-                onListening: { port in Self.say("linkd: listening on http://\(configuration.host):\(port)") },
+                onListening: { port in Self.say("linkd: listening on http://\(configuration.http.host):\(port)") },
                 onOpsListening: { port in
                     Self.say("linkd: ops listener (/metrics, /readyz, /healthz) on http://\(configuration.resolvedOpsHost):\(port)")
                 },
                 onTLSListening: { port in
-                    Self.say("linkd: TLS listening on https://\(configuration.tls.host ?? configuration.host):\(port)")
+                    Self.say("linkd: TLS listening on https://\(configuration.tls.host ?? configuration.http.host):\(port)")
                 })
             if let file = server.initialAdminKeyFile {
                 Self.say(Self.initialAdminKeyNotice(file: file))

@@ -142,12 +142,10 @@ func withAPI(
     _ adjust: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (API) async throws -> Void
 ) async throws {
-    var configuration = ServerConfiguration(
-        port: 0, dataDir: temporaryDataDir(), manifests: exampleManifests, logLevel: "warning",
-        templatesDir: LinkdProcess.repositoryRoot.appendingPathComponent("templates").path)
+    var configuration = ServerConfiguration.forTests(dataDir: temporaryDataDir(), logLevel: "warning")
     if backend == .postgres {
-        configuration.database = try backend.freshPlace()
-        configuration.syncIntervalSeconds = 0.2
+        configuration.store.database = try backend.freshPlace()
+        configuration.store.syncIntervalSeconds = 0.2
     }
     adjust(&configuration)
     var wrapped: FaultInjectingBackend?
@@ -181,5 +179,19 @@ final class ListeningPort: Sendable {
     var port: Int? {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
+    }
+}
+
+extension ServerConfiguration {
+    /// A daemon's configuration for in-process tests: any free port, the example manifests, the repository's
+    /// templates, `dataDir` and `logLevel` as given.
+    static func forTests(dataDir: String, logLevel: String) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.http.port = 0
+        configuration.store.dataDir = dataDir
+        configuration.links.manifests = exampleManifests
+        configuration.ops.logLevel = logLevel
+        configuration.pages.templatesDir = LinkdProcess.repositoryRoot.appendingPathComponent("templates").path
+        return configuration
     }
 }

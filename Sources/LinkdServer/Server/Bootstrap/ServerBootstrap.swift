@@ -30,7 +30,7 @@ struct ServerBootstrap: Sendable {
     ) async throws -> ServerBootstrap {
         let masterKey: MasterKey
         do {
-            masterKey = try MasterKey.loadOrCreate(at: configuration.dataDir + "/master.key", environment: environment)
+            masterKey = try MasterKey.loadOrCreate(at: configuration.store.dataDir + "/master.key", environment: environment)
         } catch let error as TokenError {
             throw ConfigurationError(message: error.message)
         }
@@ -48,7 +48,7 @@ struct ServerBootstrap: Sendable {
             }
             try await generateMissingSigningKeys(for: snapshot.router.appIDs, keys: keys, logger: logger)
             guard try await !store.apiKeys(kind: .admin).contains(where: { $0.revoked == nil }) else { return (snapshot, nil) }
-            return (snapshot, try await makeInitialAdminKey(store: store, dataDir: configuration.dataDir, logger: logger))
+            return (snapshot, try await makeInitialAdminKey(store: store, dataDir: configuration.store.dataDir, logger: logger))
         }
         return ServerBootstrap(
             apps: AppsInForce(snapshot, factory: factory), keys: keys, masterKey: masterKey, initialAdminKeyFile: initialAdminKeyFile)
