@@ -150,6 +150,8 @@ struct ServerConfigurationTests {
             ("headTimeoutSeconds: 0\n", "headTimeoutSeconds must be"), ("idleTimeoutSeconds: 99999\n", "idleTimeoutSeconds must be"),
             ("maxConnections: 10\nmaxConnectionsPerClient: 11\n", "maxConnections must be"),
             ("trustedProxies: [10.0.0.0/33]\n", "trustedProxies: '10.0.0.0/33' is not"),
+            ("shareEventBufferCapacity: 0\n", "shareEventBufferCapacity must be 1–10000000"),
+            ("shareEventBufferCapacity: 10000001\n", "shareEventBufferCapacity must be 1–10000000"),
         ] {
             try text.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(file: file, environment: [:]) }
@@ -199,6 +201,7 @@ extension ServerConfigurationTests {
             opsHost: 127.0.0.2
             opsPort: 9100
             maxLiveClaimCodesPerLink: 50
+            shareEventBufferCapacity: 5000
             tls:
               port: 8443
               host: 0.0.0.0
@@ -227,6 +230,7 @@ extension ServerConfigurationTests {
         expected.opsHost = "127.0.0.2"
         expected.opsPort = 9100
         expected.maxLiveClaimCodesPerLink = 50
+        expected.shareEventBufferCapacity = 5000
         expected.tls.port = 8443
         expected.tls.host = "0.0.0.0"
         expected.tls.certificates = [CertificateFiles(certificate: "/etc/linkd/a.pem", privateKey: "/etc/linkd/a.key")]
@@ -240,7 +244,7 @@ extension ServerConfigurationTests {
         expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 44)
+        #expect(Set(ServerConfiguration.Key.allCases.map(\.rawValue)).count == 45)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)

@@ -17,7 +17,10 @@ import TokenSigning
 /// - `maxTTLSeconds` — Int — `31536000` (365 days): the longest lifetime of a share link.
 /// - `defaultTTLSeconds` — Int — `2592000` (30 days): the lifetime when a request gives none.
 /// - `maxBodyBytes` — Int — `65536`: request body cap for JSON endpoints.
-/// - `clickFlushSeconds` — Double — `1`: how often counted clicks are written to the store.
+/// - `clickFlushSeconds` — Double — `1`: how often what the share path counted (clicks, last openings, the daily
+///   stats rows) is written to the store, in one transaction, and expired claim codes are swept.
+/// - `shareEventBufferCapacity` — Int 1–10000000 — `100000`: the most links with counted events not yet written
+///   (about 0.5 KB each); an event of another link is then not counted (`linkd_share_events_dropped_total`).
 /// - `logLevel` / `LINKD_LOG_LEVEL` — String — `info`: trace, debug, info, notice, warning, error, critical.
 /// - `rateLimitPerSecond` — Double — `100`: per client address, on `/v1/resolve*` and `/s/*`; 0 turns it off.
 /// - `rateLimitBurst` — Double — `200`: requests a client may make at once before the rate applies.
@@ -103,6 +106,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The most unexpired claim codes the store holds; past it store redirects go without one.
     public var maxLiveClaimCodes: Int = 1_000_000
     public var maxLiveClaimCodesPerLink: Int = 10_000
+    /// The most links with share events counted in memory and not yet written (`ShareEventBuffer`).
+    public var shareEventBufferCapacity: Int = ShareEventBuffer.defaultCapacity
     /// The TLS listener (`ServerConfiguration+TLS.swift`).
     public var tls = TLSSettings()
     /// Automatic certificates (`ServerConfiguration+TLS.swift`).
@@ -191,6 +196,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case allowLoopbackWebhooks, webhookRetryBaseSeconds, webhookMaxAttempts, webhookPollSeconds
         case claimTTLSeconds, claimCodesPerMinute, maxLiveClaimCodes, maxLiveClaimCodesPerLink, claimAttemptsPerMinute
         case adminConsole, adminSessionIdleSeconds, adminSessionMaxSeconds
+        case shareEventBufferCapacity
         case tls, acme
     }
 
@@ -206,6 +212,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .defaultTTLSeconds: defaultTTLSeconds = try value.int()
         case .maxBodyBytes: maxBodyBytes = try value.int()
         case .clickFlushSeconds: clickFlushSeconds = try value.double()
+        case .shareEventBufferCapacity: shareEventBufferCapacity = try value.int()
         case .logLevel: logLevel = try value.string()
         case .rateLimitPerSecond: rateLimitPerSecond = try value.double()
         case .rateLimitBurst: rateLimitBurst = try value.double()
@@ -351,6 +358,9 @@ extension ServerConfiguration {
         }
         guard maxBodyBytes > 0 else { throw ConfigurationError(message: "maxBodyBytes must be positive") }
         guard clickFlushSeconds > 0 else { throw ConfigurationError(message: "clickFlushSeconds must be positive") }
+        guard (1...10_000_000).contains(shareEventBufferCapacity) else {
+            throw ConfigurationError(message: "shareEventBufferCapacity must be 1–10000000")
+        }
         guard maxTTLSeconds <= Int(Keyring.maxTokenLifetimeCap) else {
             throw ConfigurationError(message: "maxTTLSeconds must be at most \(Keyring.maxTokenLifetimeCap) (400 days, the token lifetime cap)")
         }
