@@ -2,7 +2,8 @@ import Foundation
 import LinkdTestSupport
 import Testing
 
-/// `linkd serve` as a real process: what it acknowledged survives SIGKILL; SIGTERM flushes pending clicks.
+/// `linkd serve` as a real process: what it acknowledged survives SIGKILL, as do the opens flushed before it; SIGTERM
+/// flushes pending clicks.
 @Suite("Daemon durability", .serialized)
 struct DurabilityTests {
     @Test("every acknowledged link and revocation survives kill -9")
@@ -71,6 +72,32 @@ struct DurabilityTests {
         defer { second.stop() }
         let inspected = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin)
         #expect(inspected.json["clicks"] as? Int == 3)
+    }
+
+    @Test("kill -9 keeps the opens a flush wrote and loses those counted since: at most one flush interval's worth")
+    func sigkillLosesOnlyUnflushedOpens() async throws {
+        for (seconds, kept) in [(0.2, 3), (3600, 0)] {
+            let dir = temporaryDataDir()
+            let config = dir + ".yaml"
+            try "clickFlushSeconds: \(seconds)\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let first = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+            let admin = try #require(first.initialAdminKey)
+            let link = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
+                "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
+            ])
+            let id = try #require(link.json["id"] as? String)
+            let token = try #require(link.json["token"] as? String)
+            for _ in 0..<3 { #expect(try await TestHTTP.send("GET", first.baseURL + "/s/\(token)").status == 200) }
+            try await Task.sleep(for: .seconds(1))  // five flush intervals of 0.2 s; no flush of 3600 s
+            first.stop(signal: SIGKILL)
+
+            let second = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+            let stats = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)/stats", bearer: admin)
+            #expect(stats.json["clicks"] as? Int == kept, "clickFlushSeconds \(seconds)")
+            let inspected = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin)
+            #expect(inspected.json["clicks"] as? Int == kept, "clickFlushSeconds \(seconds)")
+            second.stop()
+        }
     }
 
     @Test("SIGTERM refuses new connections but lets a request in flight finish, and its write is kept")

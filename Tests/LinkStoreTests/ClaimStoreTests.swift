@@ -70,7 +70,7 @@ struct ClaimStoreTests {
     func countersAddUp(backend: Backend) async throws {
         let location = try StoreLocation(backend)
         let store = try await location.open()
-        let buffer = StatsBuffer()
+        let buffer = ShareEventBuffer()
         let day = StatsDay(number: 20_000)
         let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32)
         for _ in 0..<3 { buffer.record(.clickIOS, linkID: a, app: "handz", at: day.start) }

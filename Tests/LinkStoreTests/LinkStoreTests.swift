@@ -141,13 +141,13 @@ struct LinkStoreTests {
     func clicks(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)
         try await store.createLink(record(1))
-        let buffer = ClickBuffer()
+        let buffer = ShareEventBuffer()
         let t1 = Date(timeIntervalSince1970: 1_750_000_000)
-        buffer.record(linkID: hexID(1), at: t1)
-        buffer.record(linkID: hexID(1), at: t1.addingTimeInterval(5))
+        buffer.record(.clickIOS, linkID: hexID(1), app: "handz", at: t1)
+        buffer.record(.clickDesktop, linkID: hexID(1), app: "handz", at: t1.addingTimeInterval(5))
         #expect(try await store.clicks(linkID: hexID(1)).count == 0)
         try await buffer.flush(into: store)
-        buffer.record(linkID: hexID(1), at: t1.addingTimeInterval(10))
+        buffer.record(.clickAndroid, linkID: hexID(1), app: "handz", at: t1.addingTimeInterval(10))
         try await buffer.flush(into: store)
         let clicks = try await store.clicks(linkID: hexID(1))
         #expect(clicks.count == 3)
@@ -159,10 +159,10 @@ struct LinkStoreTests {
     func countDuringFlush(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)
         try await store.createLink(record(1))
-        let buffer = ClickBuffer()
+        let buffer = ShareEventBuffer()
         var recorded = 0
         for round in 0..<20 {
-            for _ in 0..<5 { buffer.record(linkID: hexID(1)) }
+            for _ in 0..<5 { buffer.record(.clickIOS, linkID: hexID(1), app: "handz") }
             recorded += 5
             async let flushed: Void = buffer.flush(into: store)
             // Taken while the flush may be between draining the buffer and writing the store.

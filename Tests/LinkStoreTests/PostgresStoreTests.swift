@@ -165,7 +165,8 @@ struct PostgresStoreTests {
             for round in 0..<40 {
                 let store = stores[round % 2]
                 group.addTask {
-                    try await store.addClicks([link(1).id: LinkClicks(count: round + 1, lastOpened: Date(timeIntervalSince1970: 1_750_000_000 + Double(round)))])
+                    let clicks = LinkClicks(count: round + 1, lastOpened: Date(timeIntervalSince1970: 1_750_000_000 + Double(round)))
+                    try await store.addShareEvents(ShareEventBatch(links: [link(1).id: LinkEvents(app: "handz", clicks: clicks)]))
                 }
             }
             try await group.waitForAll()

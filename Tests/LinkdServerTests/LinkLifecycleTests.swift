@@ -97,7 +97,7 @@ struct LinkLifecycleTests {
         try keyring.generate(app: "handz", suite: .hmacSHA256)
         let apps = try AppsInForce.fixed(try ServerBootstrap.loadRouter(exampleManifests, environment: [:]))
         func service(_ store: StoreFront) -> LinkService {
-            LinkService(store: store, keyring: keyring, apps: apps, clicks: ClickBuffer(), metrics: ServerMetrics(),
+            LinkService(store: store, keyring: keyring, apps: apps, events: ShareEventBuffer(), metrics: ServerMetrics(),
                         defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
         }
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
@@ -130,7 +130,7 @@ struct LinkLifecycleTests {
         try keyring.generate(app: "handz", suite: .hmacSHA256)
         let router = try ServerBootstrap.loadRouter(exampleManifests, environment: [:])
         let service = LinkService(
-            store: store, keyring: keyring, apps: try AppsInForce.fixed(router), clicks: ClickBuffer(), metrics: ServerMetrics(),
+            store: store, keyring: keyring, apps: try AppsInForce.fixed(router), events: ShareEventBuffer(), metrics: ServerMetrics(),
             defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
         let twoHoursAgo = Date().addingTimeInterval(-7200)
@@ -154,7 +154,7 @@ struct LinkLifecycleTests {
             let keys = try await KeyAdministration.open(store: api.store, masterKey: masterKey, logger: Logger(label: "test"))
             let service = LinkService(
                 store: api.store, keyring: keys.keyring, apps: try AppsInForce.fixed(ServerBootstrap.loadRouter(exampleManifests, environment: [:])),
-                clicks: ClickBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
+                events: ShareEventBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
             let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
             let created = try await service.create(request, app: "handz", now: Date().addingTimeInterval(-7200))
 

@@ -153,6 +153,8 @@ struct ServerConfigurationTests {
             ("headTimeoutSeconds: 0\n", "headTimeoutSeconds must be"), ("idleTimeoutSeconds: 99999\n", "idleTimeoutSeconds must be"),
             ("maxConnections: 10\nmaxConnectionsPerClient: 11\n", "maxConnections must be"),
             ("trustedProxies: [10.0.0.0/33]\n", "trustedProxies: '10.0.0.0/33' is not"),
+            ("shareEventBufferCapacity: 0\n", "shareEventBufferCapacity must be 1–10000000"),
+            ("shareEventBufferCapacity: 10000001\n", "shareEventBufferCapacity must be 1–10000000"),
         ] {
             try text.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(file: file, environment: [:]) }
@@ -202,6 +204,7 @@ extension ServerConfigurationTests {
             opsHost: 127.0.0.2
             opsPort: 9100
             maxLiveClaimCodesPerLink: 50
+            shareEventBufferCapacity: 5000
             tls:
               port: 8443
               host: 0.0.0.0
@@ -236,6 +239,7 @@ extension ServerConfigurationTests {
         expected.ops.opsHost = "127.0.0.2"
         expected.ops.opsPort = 9100
         expected.claims.maxLiveClaimCodesPerLink = 50
+        expected.store.shareEventBufferCapacity = 5000
         expected.tls.port = 8443
         expected.tls.host = "0.0.0.0"
         expected.tls.certificates = [CertificateFiles(certificate: "/etc/linkd/a.pem", privateKey: "/etc/linkd/a.key")]
@@ -249,7 +253,7 @@ extension ServerConfigurationTests {
         expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.fileKeyNames).count == 44)
+        #expect(Set(ServerConfiguration.fileKeyNames).count == 45)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).store.database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -264,7 +268,7 @@ extension ServerConfigurationTests {
         let names = ServerConfiguration.fileKeyNames + TLSSettings.keys.map { "tls.\($0.name)" }
             + ACMESettings.keys.map { "acme.\($0.name)" }
         let variables = (ServerConfiguration.flatKeys + nested).compactMap(\.variable)
-        #expect(names.count == 55 && variables.count >= 20)
+        #expect(names.count == 56 && variables.count >= 20)
         // A key is named in backticks, nested ones by their own name in their table.
         let missing = names.filter { name in !docs.contains("`\(name)`") && !docs.contains("`\(name.split(separator: ".").last!)`") }
         #expect(missing.isEmpty, "keys docs/configuration.md does not name: \(missing)")

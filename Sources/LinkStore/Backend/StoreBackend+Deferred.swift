@@ -27,8 +27,9 @@ public protocol ClaimTable: Sendable {
 
 /// Per-link daily counters: clicks by platform, previews, installs, claims. No address or user agent is stored.
 public protocol LinkStatsTable: Sendable {
-    /// Adds counted events to the day rows (instances sharing the store add to the same rows).
-    func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws
+    /// Adds a flush's events: the click totals and last openings (`clicks`) and the day rows, in one transaction,
+    /// so both or neither are written (instances sharing the store add to the same rows).
+    func addShareEvents(_ batch: ShareEventBatch) async throws
     /// A link's non-zero day rows from `from` to `to` (inclusive), oldest first.
     func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
     /// An app's counters summed over its links per day, from `from` to `to` (inclusive), oldest first.

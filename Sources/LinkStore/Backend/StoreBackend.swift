@@ -3,7 +3,8 @@ public import Foundation
 // What a database behind linkd does, by concern. A backend runs SQL and nothing else: no cache, no revocation set.
 // `StoreFront` keeps the memory (record cache, revocation set) over it, once for every backend.
 
-/// The links table, with the rows that follow a link: its revocations and its click counts.
+/// The links table, with the rows that follow a link: its revocations and its click counts (added to by
+/// `LinkStatsTable.addShareEvents`).
 public protocol LinkTable: Sendable {
     /// Inserts a new link. Throws `conflict` if the id exists.
     func insertLink(_ record: LinkRecord) async throws
@@ -25,8 +26,6 @@ public protocol LinkTable: Sendable {
     func markLinkDeleted(id: String, audit: (@Sendable (LinkRecord) -> AuditEntry)?) async throws -> LinkRecord?
     /// How many links are stored.
     func countLinks() async throws -> Int
-    /// Adds counted clicks to the stored counts (instances sharing the store add to the same rows).
-    func addClicks(_ clicks: [String: LinkClicks]) async throws
     /// The stored click statistics of a link (zero if never opened).
     func fetchClicks(linkID: String) async throws -> LinkClicks
     /// Streams every row of the revocations table into `loader`, one row at a time, from one task (rows are not

@@ -87,17 +87,28 @@ extension SQLiteBackend {
                 expired[key, default: LinkDayCounts()].claimsExpired += 1
                 byApp[key.app, default: 0] += 1
             }
-            try Self.add(expired, db)
+            try Self.add(expired.map { (key: $0.key, counts: $0.value) }, db)
             return byApp
         }
     }
 
     // MARK: Daily counters
 
-    /// Adds counted events to the day rows.
-    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
-        guard !counts.isEmpty else { return }
-        try await write { db in try Self.add(counts, db) }
+    /// Adds a flush's events: the click totals and the day rows, in one transaction. The last opening is the later
+    /// of the stored and the added one (a total without one keeps the stored).
+    public func addShareEvents(_ batch: ShareEventBatch) async throws {
+        guard !batch.isEmpty else { return }
+        try await write { db in
+            let clicks = try db.cachedStatement(sql: """
+                INSERT INTO clicks (linkId, count, lastOpened) VALUES (?, ?, ?)
+                ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
+                lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), COALESCE(excluded.lastOpened, lastOpened))
+                """)
+            for (id, click) in batch.clickTotals {
+                try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
+            }
+            try Self.add(batch.dayRows, db)
+        }
     }
 
     /// A link's day rows in the range, oldest first.
@@ -130,13 +141,13 @@ extension SQLiteBackend {
         }
     }
 
-    private static func add(_ counts: [LinkDayKey: LinkDayCounts], _ db: Database) throws {
+    private static func add(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
         let placeholders = Array(repeating: "?", count: LinkDayCounts.columns.count).joined(separator: ", ")
         let statement = try db.cachedStatement(sql: """
             INSERT INTO link_stats_daily (linkId, day, app, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
             \(DeferredSchema.addOnConflict)
             """)
-        for (key, value) in counts where !value.isZero {
+        for (key, value) in rows where !value.isZero {
             var arguments: StatementArguments = [key.linkID, key.day.number, key.app]
             arguments += StatementArguments(value.values)
             try statement.execute(arguments: arguments)

@@ -146,23 +146,6 @@ public final class SQLiteBackend: StoreBackend {
 
     // MARK: Clicks
 
-    /// Adds counted clicks.
-    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
-        guard !clicks.isEmpty else { return }
-        try await write { db in
-            for (id, click) in clicks {
-                try db.execute(
-                    sql: """
-                        INSERT INTO clicks (linkId, count, lastOpened) VALUES (?, ?, ?)
-                        ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
-                        lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), excluded.lastOpened)
-                        """,
-                    arguments: [id, click.count, click.lastOpened.map(StoredDate.text)]
-                )
-            }
-        }
-    }
-
     /// The click statistics of a link (zero if never opened).
     public func fetchClicks(linkID: String) async throws -> LinkClicks {
         try await read { db in

@@ -1,7 +1,7 @@
 public import Foundation
 
 // Claim codes and daily counters: no memory of their own here (a claim must be taken from the database itself, so
-// that it is taken once across instances; counters are buffered by `StatsBuffer`), so these go straight through.
+// that it is taken once across instances; counters are buffered by `ShareEventBuffer`), so these go straight through.
 extension StoreFront {
     /// Stores a new claim unless its link has `maxPerLink` unexpired claims; false when that cap is reached.
     public func insertClaim(_ claim: ClaimRecord, maxPerLink: Int, now: Date = Date()) async throws -> Bool {
@@ -31,9 +31,9 @@ extension StoreFront {
         try await backend.expireClaims(now: now)
     }
 
-    /// Adds counted events to the day rows (`StatsBuffer.flush`).
-    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
-        try await backend.addLinkStats(counts)
+    /// Adds a flush's events (`ShareEventBuffer.flush`): the click totals and the day rows, in one transaction.
+    public func addShareEvents(_ batch: ShareEventBatch) async throws {
+        try await backend.addShareEvents(batch)
     }
 
     /// A link's non-zero day rows in the range, oldest first.

@@ -158,11 +158,6 @@ public final class StoreFront: Sendable {
 
     // MARK: Clicks
 
-    /// Adds counted clicks (batched, off the request path).
-    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
-        try await backend.addClicks(clicks)
-    }
-
     /// The stored click statistics of a link (zero if never opened).
     public func clicks(linkID: String) async throws -> LinkClicks {
         try await backend.fetchClicks(linkID: linkID)

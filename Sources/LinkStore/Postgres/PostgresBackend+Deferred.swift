@@ -105,27 +105,55 @@ extension PostgresBackend {
 
     // MARK: Daily counters
 
-    /// Adds counted events to the day rows in one statement (rows in key order, so that instances flushing at once
-    /// lock them in the same order).
-    public func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws {
-        let rows = counts.filter { !$0.value.isZero }
-            .sorted { ($0.key.linkID, $0.key.day.number) < ($1.key.linkID, $1.key.day.number) }
-        guard !rows.isEmpty else { return }
-        let ids = rows.map(\.key.linkID), days = rows.map { Int32($0.key.day.number) }, apps = rows.map(\.key.app)
-        let columns = (0..<LinkDayCounts.columns.count).map { index in rows.map { Int64($0.value.values[index]) } }
-        try await run("add link stats") { [client] in
-            var query = PostgresQuery(unsafeSQL: """
-                INSERT INTO link_stats_daily (linkid, day, app, \(DeferredSchema.counters))
-                SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], \
-                \((4..<(4 + columns.count)).map { "$\($0)::bigint[]" }.joined(separator: ", ")))
-                \(DeferredSchema.addOnConflict)
-                """)
-            query.binds.append(ids, context: .default)
-            query.binds.append(days, context: .default)
-            query.binds.append(apps, context: .default)
-            for column in columns { query.binds.append(column, context: .default) }
-            try await client.query(query)
+    /// Adds a flush's events in one transaction of two statements, however many links: the click totals and the
+    /// day rows, each one insert of arrays (`unnest`) added to on conflict, so a batch of 100,000 links is not
+    /// 100,000 round trips. Rows go in key order, so that instances flushing at once lock them in the same order;
+    /// instances add to the same rows, so their counts sum exactly.
+    public func addShareEvents(_ batch: ShareEventBatch) async throws {
+        let clicks = batch.clickTotals, rows = batch.dayRows
+        guard !clicks.isEmpty || !rows.isEmpty else { return }
+        let totals = clicks.isEmpty ? nil : Self.clickTotalsQuery(clicks)
+        let days = rows.isEmpty ? nil : Self.dayRowsQuery(rows)
+        try await run("add share events") { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                if let totals { try await connection.query(totals, logger: logger) }
+                if let days { try await connection.query(days, logger: logger) }
+            }
         }
+    }
+
+    /// The statement adding `clicks` to the click totals. A click always has its date; a total without one (made
+    /// by hand) keeps the stored last opening (`GREATEST` ignores a null).
+    private static func clickTotalsQuery(_ clicks: [(linkID: String, clicks: LinkClicks)]) -> PostgresQuery {
+        var query = PostgresQuery(unsafeSQL: """
+            INSERT INTO clicks (linkid, count, lastopened)
+            SELECT id, n, CASE WHEN dated THEN opened END
+            FROM unnest($1::text[], $2::bigint[], $3::timestamptz[], $4::boolean[]) AS batch (id, n, opened, dated)
+            ON CONFLICT (linkid) DO UPDATE SET count = clicks.count + excluded.count,
+            lastopened = GREATEST(clicks.lastopened, excluded.lastopened)
+            """)
+        query.binds.append(clicks.map(\.linkID), context: .default)
+        query.binds.append(clicks.map { Int64($0.clicks.count) }, context: .default)
+        query.binds.append(clicks.map { $0.clicks.lastOpened ?? Date(timeIntervalSince1970: 0) }, context: .default)
+        query.binds.append(clicks.map { $0.clicks.lastOpened != nil }, context: .default)
+        return query
+    }
+
+    /// The statement adding `rows` to the day rows.
+    private static func dayRowsQuery(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> PostgresQuery {
+        let ids = rows.map(\.key.linkID), days = rows.map { Int32($0.key.day.number) }, apps = rows.map(\.key.app)
+        let columns = (0..<LinkDayCounts.columns.count).map { index in rows.map { Int64($0.counts.values[index]) } }
+        var query = PostgresQuery(unsafeSQL: """
+            INSERT INTO link_stats_daily (linkid, day, app, \(DeferredSchema.counters))
+            SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], \
+            \((4..<(4 + columns.count)).map { "$\($0)::bigint[]" }.joined(separator: ", ")))
+            \(DeferredSchema.addOnConflict)
+            """)
+        query.binds.append(ids, context: .default)
+        query.binds.append(days, context: .default)
+        query.binds.append(apps, context: .default)
+        for column in columns { query.binds.append(column, context: .default) }
+        return query
     }
 
     /// A link's day rows in the range, oldest first.

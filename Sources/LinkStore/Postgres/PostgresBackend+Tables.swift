@@ -102,22 +102,6 @@ extension PostgresBackend {
 
     // MARK: Clicks
 
-    /// Adds counted clicks; instances add to the same rows, so their counts sum exactly.
-    public func addClicks(_ clicks: [String: LinkClicks]) async throws {
-        guard !clicks.isEmpty else { return }
-        try await run("add clicks") { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection in
-                for (id, click) in clicks.sorted(by: { $0.key < $1.key }) {
-                    try await connection.query("""
-                        INSERT INTO clicks (linkid, count, lastopened) VALUES (\(id), \(Int64(click.count)), \(click.lastOpened))
-                        ON CONFLICT (linkid) DO UPDATE SET count = clicks.count + excluded.count,
-                        lastopened = GREATEST(clicks.lastopened, excluded.lastopened)
-                        """, logger: logger)
-                }
-            }
-        }
-    }
-
     /// The click statistics of a link (zero if never opened).
     public func fetchClicks(linkID: String) async throws -> LinkClicks {
         try await run("read clicks") { [client] in

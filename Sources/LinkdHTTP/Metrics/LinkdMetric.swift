@@ -22,6 +22,7 @@ package enum LinkdMetric: String, CaseIterable {
     case storeRedirects = "linkd_store_redirects_total"
     case claims = "linkd_claims_total"
     case claimCodesWithheld = "linkd_claim_codes_withheld_total"
+    case shareEventsDropped = "linkd_share_events_dropped_total"
     // Webhooks (WebhookMetrics).
     case webhookDeliveries = "linkd_webhook_deliveries_total"
     case webhookOutboxDepth = "linkd_webhook_outbox_depth"
@@ -46,6 +47,8 @@ package enum LinkdMetric: String, CaseIterable {
         case .storeRedirects: "Redirects to an app store, by app and platform."
         case .claims: "Deferred-link claim codes made, claimed and expired, by app and outcome."
         case .claimCodesWithheld: "Store redirects that went without a claim code, by reason."
+        case .shareEventsDropped:
+            "Share-page opens, store redirects and claim events left out of the stats: the share-event buffer was full of other links."
         case .webhookDeliveries: "Webhook delivery attempts, by how they ended (delivered, retrying, failed)."
         case .webhookOutboxDepth: "Webhook deliveries waiting in the store's outbox (every instance's)."
         case .acmeOrders: "ACME certificate orders, by outcome (issued, failed)."

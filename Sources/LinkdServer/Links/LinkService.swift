@@ -77,7 +77,8 @@ final class LinkService: Sendable {
     let apps: AppsInForce
     /// The compiled manifests in force now.
     var router: Router { apps.router }
-    let clicks: ClickBuffer
+    /// What the share path counted and the flush has not yet written (`counted` adds its clicks to the stored ones).
+    let events: ShareEventBuffer
     let metrics: ServerMetrics
     /// Default lifetime of a link, seconds.
     let defaultTTLSeconds: Int
@@ -86,13 +87,13 @@ final class LinkService: Sendable {
 
     /// - Parameters: see the properties.
     init(
-        store: StoreFront, keyring: Keyring, apps: AppsInForce, clicks: ClickBuffer, metrics: ServerMetrics,
+        store: StoreFront, keyring: Keyring, apps: AppsInForce, events: ShareEventBuffer, metrics: ServerMetrics,
         defaultTTLSeconds: Int, maxTTLSeconds: Int
     ) {
         self.store = store
         self.keyring = keyring
         self.apps = apps
-        self.clicks = clicks
+        self.events = events
         self.metrics = metrics
         self.defaultTTLSeconds = defaultTTLSeconds
         self.maxTTLSeconds = maxTTLSeconds
@@ -334,7 +335,7 @@ final class LinkService: Sendable {
     private func view(of record: LinkRecord, now: Date) async throws -> LinkView {
         let store = self.store
         let counted = try await Self.storing {
-            try await clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
+            try await events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
         return LinkView(record, clicks: counted, now: now)
     }

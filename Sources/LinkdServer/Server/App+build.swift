@@ -78,13 +78,13 @@ public func buildServer(
     let metrics = ServerMetrics()
     let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
     metrics.setRevocationSetSize(store.revocations.count)
-    let clicks = ClickBuffer()
-    // The analytics: events counted in memory on the request path, written by `StatsFlushService`.
-    let statsBuffer = StatsBuffer()
+    // What the share path counts (clicks, last openings, the daily rows), in memory until `ShareEventFlushService`
+    // writes it.
+    let events = ShareEventBuffer(capacity: configuration.store.shareEventBufferCapacity)
     let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
-    let analytics = ShareAnalytics(buffer: statsBuffer, metrics: analyticsMetrics)
+    let analytics = ShareAnalytics(buffer: events, metrics: analyticsMetrics)
     let links = LinkService(
-        store: store, keyring: bootstrap.keyring, apps: apps, clicks: clicks, metrics: metrics,
+        store: store, keyring: bootstrap.keyring, apps: apps, events: events, metrics: metrics,
         defaultTTLSeconds: configuration.links.defaultTTLSeconds, maxTTLSeconds: configuration.links.maxTTLSeconds)
     let apiKeys = APIKeyDirectory()
     do { try await apiKeys.reload(from: store) } catch {
@@ -159,11 +159,10 @@ public func buildServer(
     // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
 
-    let flusher = ClickFlushService(
-        buffer: clicks, store: store, interval: .milliseconds(Int(configuration.store.clickFlushSeconds * 1000)), logger: logger)
-    let statsFlusher = StatsFlushService(
-        buffer: statsBuffer, store: store, metrics: analyticsMetrics,
-        interval: .milliseconds(Int(configuration.store.clickFlushSeconds * 1000)), logger: logger)
+    // The share events are written, and expired claim codes swept, every `clickFlushSeconds`.
+    let flushInterval = Duration.milliseconds(Int(configuration.store.clickFlushSeconds * 1000))
+    let flusher = ShareEventFlushService(buffer: events, store: store, interval: flushInterval, logger: logger)
+    let claimExpiry = ClaimExpiryService(store: store, metrics: analyticsMetrics, interval: flushInterval, logger: logger)
     // The hot routes answered on the event loop when memory has all they need (on the plain listener only when it
     // does not send everything to HTTPS).
     let fastRoutes = configuration.http.fastPath ? hotRoutes : nil
@@ -197,12 +196,12 @@ public func buildServer(
                 clients: clients)
         },
         configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: serverName),
-        // The sync service closes the store; listed first, it is shut down after the flusher's last flush and the
-        // deletions still queued (shut down in reverse order). The origin fetches end first: no new one starts once
-        // shutdown begins, and the ones in flight are waited for.
+        // The sync service closes the store; listed first, it is shut down after the flusher's last flush, the last
+        // claim expiry and the deletions still queued (shut down in reverse order). The origin fetches end first: no
+        // new one starts once shutdown begins, and the ones in flight are waited for.
         // The webhook deliveries under way finish and are recorded before the store closes.
         // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), statsFlusher, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
+        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), claimExpiry, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
                    HeartbeatService(store: store, identity: instance, logger: logger),
                    ManifestReloadService(publisher: admin.publisher, paths: configuration.links.manifests, logger: logger)] + ops + tls
             + (configuration.tls.certificates.isEmpty ? [] : [TLSCertificateReloadService(

@@ -3,8 +3,8 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps this instance current with what other instances change in a shared store (the change feed, and the API
-/// keys), and closes
-/// the store last at shutdown: it is listed before the click flusher, so its final flush runs first.
+/// keys), and closes the store last at shutdown: it is listed before the share-event flusher and the claim expiry,
+/// so their final runs come first.
 struct StoreSyncService: Service {
     let store: StoreFront
     let keys: KeyAdministration

@@ -20,11 +20,12 @@ final class ShareRoutes: Sendable {
     let apps: AppsInForce
     /// Where links whose origin answered 404/410 are reported, to be marked deleted.
     let deletions: LinkDeletions
-    /// Where each page shown is counted for the link's analytics (a click by platform, or a crawler's preview).
-    let analytics: ShareAnalytics?
+    /// Where each page shown is counted: a click by platform (the link's total, last opening and day row), or a
+    /// crawler's preview.
+    let analytics: ShareAnalytics
 
     /// - Parameters: see the properties.
-    init(links: LinkService, apps: AppsInForce, deletions: LinkDeletions, analytics: ShareAnalytics? = nil) {
+    init(links: LinkService, apps: AppsInForce, deletions: LinkDeletions, analytics: ShareAnalytics) {
         self.links = links
         self.apps = apps
         self.deletions = deletions
@@ -100,8 +101,7 @@ final class ShareRoutes: Sendable {
                 links.metrics.recordTokenVerdict(.unavailable(linkID: target.linkID, reason: .deleted))
                 return landing.page
             }
-            if countsClick, !client.isCrawler { links.clicks.record(linkID: target.linkID) }
-            if countsClick { analytics?.recordOpen(linkID: target.linkID, app: app, client: client) }
+            if countsClick { analytics.recordOpen(linkID: target.linkID, app: app, client: client) }
             page = landing.page
         case .unavailable:
             page = pages.gonePage(app: app)

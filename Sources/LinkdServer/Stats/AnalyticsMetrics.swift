@@ -10,7 +10,9 @@ import Prometheus
 ///   instance whose sweep deleted them);
 /// - `linkd_claim_codes_withheld_total{reason}` — store redirects that went without a code: `rate_limited` (the
 ///   address's codes per minute), `cap` (`maxLiveClaimCodes`), `link_cap`
-///   (`maxLiveClaimCodesPerLink`), `store` (the store failed), `crawler`.
+///   (`maxLiveClaimCodesPerLink`), `store` (the store failed), `crawler`;
+/// - `linkd_share_events_dropped_total` — events the share-event buffer did not count because it held
+///   `shareEventBufferCapacity` other links (its stats and click totals miss them; the counters above do not).
 final class AnalyticsMetrics: Sendable {
     /// A share-page audience.
     enum Audience: String, CaseIterable {
@@ -31,6 +33,7 @@ final class AnalyticsMetrics: Sendable {
     private let redirects: [String: [StorePlatform: Counter]]
     private let claims: [String: [ClaimOutcome: Counter]]
     private let withheld: [Withheld: Counter]
+    private let dropped: Counter
     /// Where counters of apps published after start are made (the registry returns the same counter for the same
     /// name and labels).
     private let registry: PrometheusCollectorRegistry
@@ -63,6 +66,7 @@ final class AnalyticsMetrics: Sendable {
             withheld[reason] = registry.counter(.claimCodesWithheld, labels: [("reason", reason.rawValue)])
         }
         self.withheld = withheld
+        dropped = registry.counter(.shareEventsDropped)
     }
 
     /// Counts a share page shown.
@@ -86,4 +90,7 @@ final class AnalyticsMetrics: Sendable {
 
     /// Counts a store redirect that went without a code.
     func recordWithheld(_ reason: Withheld) { withheld[reason]?.increment() }
+
+    /// Counts an event the full share-event buffer did not count.
+    func recordDroppedEvent() { dropped.increment() }
 }

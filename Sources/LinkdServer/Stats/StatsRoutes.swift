@@ -6,8 +6,8 @@ import LinkRouter
 import LinkStore
 
 /// `GET /v1/links/{id}/stats` (a client key of the link's app, or admin) and `GET /v1/apps/{app}/stats` (a client
-/// key of that app, or admin): per-link and per-app analytics from the daily rows, which the flush service writes
-/// every `clickFlushSeconds` (so an answer is at most that much behind the share path).
+/// key of that app, or admin): per-link and per-app analytics from the daily rows, which `ShareEventFlushService`
+/// writes every `clickFlushSeconds` (so an answer is at most that much behind the share path).
 struct StatsRoutes: Sendable {
     let links: LinkService
     let auth: APIKeyAuthenticator
@@ -45,7 +45,7 @@ struct StatsRoutes: Sendable {
         let store = links.store
         let days = try await LinkService.storing { try await store.linkStats(linkID: record.id, from: range.from, to: range.to) }
         let opened = try await LinkService.storing {
-            try await links.clicks.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
+            try await links.events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),

@@ -18,7 +18,7 @@ extension FaultInjectingBackend {
         try check(); return try await base.redeemClaim(lookupKey: lookupKey, now: now, events: events)
     }
     func expireClaims(now: Date) async throws -> [String: Int] { try check(); return try await base.expireClaims(now: now) }
-    func addLinkStats(_ counts: [LinkDayKey: LinkDayCounts]) async throws { try check(); try await base.addLinkStats(counts) }
+    func addShareEvents(_ batch: ShareEventBatch) async throws { try check(); try await base.addShareEvents(batch) }
     func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
         try check(); return try await base.linkStats(linkID: linkID, from: from, to: to)
     }

@@ -74,7 +74,6 @@ final class FaultInjectingBackend: StoreBackend {
         return try await base.markLinkDeleted(id: id, audit: audit)
     }
     func countLinks() async throws -> Int { try check(); return try await base.countLinks() }
-    func addClicks(_ clicks: [String: LinkClicks]) async throws { try check(); try await base.addClicks(clicks) }
     func fetchClicks(linkID: String) async throws -> LinkClicks { try check(); return try await base.fetchClicks(linkID: linkID) }
     func streamRevocations(into loader: RevocationLoader) async throws { try check(); try await base.streamRevocations(into: loader) }
 

@@ -16,8 +16,12 @@ public struct StoreSettings: ConfigurationSection {
     public var syncIntervalSeconds = 2.0
     /// `linkCacheCapacity`: link records kept in memory (about 0.85 KB each), cached on first read.
     public var linkCacheCapacity = 20_000
-    /// `clickFlushSeconds`: how often counted clicks are written to the store.
+    /// `clickFlushSeconds`: how often what the share path counted (clicks, last openings, the daily stats rows) is
+    /// written to the store, in one transaction, and expired claim codes are swept.
     public var clickFlushSeconds = 1.0
+    /// `shareEventBufferCapacity` (1–10000000): the most links with counted events not yet written (about 0.5 KB
+    /// each); an event of another link is then not counted (`linkd_share_events_dropped_total`).
+    public var shareEventBufferCapacity = ShareEventBuffer.defaultCapacity
 
     /// The embedded defaults.
     public init() {}
@@ -27,7 +31,7 @@ public struct StoreSettings: ConfigurationSection {
             .string("dataDir", \.dataDir, variable: "LINKD_DATA_DIR"),
             .optionalString("database", \.database, variable: "LINKD_DATABASE_URL"),
             .double("syncIntervalSeconds", \.syncIntervalSeconds), .int("linkCacheCapacity", \.linkCacheCapacity),
-            .double("clickFlushSeconds", \.clickFlushSeconds),
+            .double("clickFlushSeconds", \.clickFlushSeconds), .int("shareEventBufferCapacity", \.shareEventBufferCapacity),
         ]
     }
 
@@ -43,6 +47,9 @@ public struct StoreSettings: ConfigurationSection {
         }
         guard linkCacheCapacity > 0 else { throw ConfigurationError(message: "linkCacheCapacity must be positive") }
         guard clickFlushSeconds > 0 else { throw ConfigurationError(message: "clickFlushSeconds must be positive") }
+        guard (1...10_000_000).contains(shareEventBufferCapacity) else {
+            throw ConfigurationError(message: "shareEventBufferCapacity must be 1–10000000")
+        }
     }
 }
 

@@ -1,0 +1,103 @@
+public import Foundation
+
+/// What happened to a link, as the share path and the deferred links count it.
+public enum ShareEvent: Sendable, CaseIterable {
+    /// A person opened the share page on iOS.
+    case clickIOS
+    /// A person opened the share page on Android.
+    case clickAndroid
+    /// A person opened the share page on a desktop browser.
+    case clickDesktop
+    /// A link-preview crawler fetched the share page.
+    case preview
+    /// A store redirect to the App Store.
+    case installIOS
+    /// A store redirect to Google Play.
+    case installAndroid
+    /// A claim code was made.
+    case claimMade
+    /// A claim code was claimed.
+    case claimClaimed
+
+    /// Whether it is a person's opening of the share page: one more click on the link's total and its last opening.
+    public var isClick: Bool {
+        switch self {
+        case .clickIOS, .clickAndroid, .clickDesktop: true
+        case .preview, .installIOS, .installAndroid, .claimMade, .claimClaimed: false
+        }
+    }
+}
+
+/// The events of one link counted between two flushes: its click total and last opening (the `clicks` table) and
+/// its counters per UTC day (the `link_stats_daily` rows).
+public struct LinkEvents: Sendable, Equatable {
+    /// The link's app (a link has one; its day rows carry it).
+    public var app: String
+    /// People's openings of the share page, and the last of them.
+    public var clicks: LinkClicks
+    /// The day rows' additions.
+    public var days: [StatsDay: LinkDayCounts]
+
+    /// - Parameters: see the properties.
+    public init(app: String, clicks: LinkClicks = LinkClicks(count: 0, lastOpened: nil), days: [StatsDay: LinkDayCounts] = [:]) {
+        self.app = app
+        self.clicks = clicks
+        self.days = days
+    }
+
+    /// Adds one `event` at `date`.
+    public mutating func count(_ event: ShareEvent, at date: Date) {
+        if event.isClick { clicks.add(LinkClicks(count: 1, lastOpened: date)) }
+        days[StatsDay(date), default: LinkDayCounts()].count(event)
+    }
+
+    /// Adds `other`'s events.
+    public mutating func add(_ other: LinkEvents) {
+        clicks.add(other.clicks)
+        for (day, counts) in other.days { days[day, default: LinkDayCounts()].add(counts) }
+    }
+}
+
+/// What one flush writes: the events of every link counted since the last one, keyed by link id. A backend writes
+/// the click totals and the day rows of a batch in one transaction.
+public struct ShareEventBatch: Sendable, Equatable {
+    /// The events by link id.
+    public var links: [String: LinkEvents]
+
+    /// - Parameters: see the properties.
+    public init(links: [String: LinkEvents] = [:]) { self.links = links }
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { links.isEmpty }
+
+    /// The click totals to add, by link id in order (links with at least one click only: a preview or a store
+    /// redirect is not a click).
+    public var clickTotals: [(linkID: String, clicks: LinkClicks)] {
+        links.filter { $0.value.clicks.count > 0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.clicks) }
+    }
+
+    /// The day rows to add, non-zero ones only, in (link id, day) order (so that instances flushing at once lock
+    /// rows in the same order).
+    public var dayRows: [(key: LinkDayKey, counts: LinkDayCounts)] {
+        links.sorted { $0.key < $1.key }.flatMap { id, events in
+            events.days.filter { !$0.value.isZero }.sorted { $0.key < $1.key }
+                .map { (LinkDayKey(linkID: id, app: events.app, day: $0.key), $0.value) }
+        }
+    }
+}
+
+extension LinkDayCounts {
+    /// Adds one `event`.
+    mutating func count(_ event: ShareEvent) {
+        switch event {
+        case .clickIOS: clicksIOS += 1
+        case .clickAndroid: clicksAndroid += 1
+        case .clickDesktop: clicksDesktop += 1
+        case .preview: previews += 1
+        case .installIOS: installsIOS += 1
+        case .installAndroid: installsAndroid += 1
+        case .claimMade: claimsMade += 1
+        case .claimClaimed: claimsClaimed += 1
+        }
+    }
+}

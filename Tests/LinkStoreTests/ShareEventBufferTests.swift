@@ -1,0 +1,124 @@
+import Foundation
+import LinkStore
+import LinkdTestSupport
+import Testing
+
+/// The share-event buffer: one record counts a click on the link's total, last opening and day row together; the
+/// cap on pending links; one flush writes both kinds of counts.
+@Suite("Share-event buffer")
+struct ShareEventBufferTests {
+    static let t0 = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static func id(_ n: Int) -> String {
+        String(repeating: "0", count: 32 - String(n, radix: 16).count) + String(n, radix: 16)
+    }
+
+    @Test("one record of a person's open counts the click total, the last opening and the day row; a preview only its day row")
+    func oneRecordCountsBoth() throws {
+        let buffer = ShareEventBuffer()
+        #expect(buffer.record(.clickAndroid, linkID: Self.id(1), app: "handz", at: Self.t0))
+        #expect(buffer.record(.preview, linkID: Self.id(1), app: "handz", at: Self.t0.addingTimeInterval(60)))
+        #expect(buffer.record(.installIOS, linkID: Self.id(2), app: "coin", at: Self.t0))
+        #expect(buffer.pendingClicks(linkID: Self.id(1)) == LinkClicks(count: 1, lastOpened: Self.t0))
+        let batch = buffer.drain()
+        #expect(buffer.pendingLinks == 0)
+        let first = try #require(batch.links[Self.id(1)])
+        #expect(first.app == "handz")
+        #expect(first.clicks == LinkClicks(count: 1, lastOpened: Self.t0), "a preview is no click")
+        #expect(first.days == [StatsDay(Self.t0): { var c = LinkDayCounts(); c.clicksAndroid = 1; c.previews = 1; return c }()])
+        #expect(batch.clickTotals.map(\.linkID) == [Self.id(1)], "a link with no click gets no click row")
+        #expect(batch.dayRows.map(\.key) == [
+            LinkDayKey(linkID: Self.id(1), app: "handz", day: StatsDay(Self.t0)),
+            LinkDayKey(linkID: Self.id(2), app: "coin", day: StatsDay(Self.t0)),
+        ])
+    }
+
+    @Test("records and drains at once: every drained link has as many clicks on its total as on its day rows")
+    func totalsAndRowsMoveTogether() async {
+        let buffer = ShareEventBuffer()
+        let perTask = 20_000
+        let drained = await withTaskGroup(of: [ShareEventBatch].self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    for n in 0..<perTask {
+                        // Across midnight too: each link gets rows of two days.
+                        buffer.record(.clickIOS, linkID: Self.id(n % 7), app: "handz", at: Self.t0.addingTimeInterval(Double(task * 50_000 + n)))
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                var batches: [ShareEventBatch] = []
+                for _ in 0..<2_000 {
+                    batches.append(buffer.drain())
+                    await Task.yield()
+                }
+                return batches
+            }
+            return await group.reduce(into: [ShareEventBatch]()) { $0 += $1 } + [buffer.drain()]
+        }
+        var total = 0
+        for batch in drained {
+            for (id, events) in batch.links {
+                let inRows = events.days.values.map(\.clicks).reduce(0, +)
+                #expect(events.clicks.count == inRows, "link \(id): \(events.clicks.count) on its total, \(inRows) on its rows")
+                total += events.clicks.count
+            }
+        }
+        #expect(total == 4 * perTask)
+    }
+
+    @Test("a flood of distinct links stops at the cap; links already pending keep counting; a drain makes room")
+    func capOnPendingLinks() throws {
+        let buffer = ShareEventBuffer(capacity: 100)
+        var dropped = 0
+        for n in 0..<10_000 where !buffer.record(.clickDesktop, linkID: Self.id(n), app: "handz", at: Self.t0) { dropped += 1 }
+        #expect(buffer.pendingLinks == 100)
+        #expect(dropped == 9_900)
+        for _ in 0..<5 { #expect(buffer.record(.clickIOS, linkID: Self.id(7), app: "handz", at: Self.t0)) }
+        #expect(buffer.record(.claimMade, linkID: Self.id(7), app: "handz", at: Self.t0))
+        #expect(!buffer.record(.claimMade, linkID: Self.id(100), app: "handz", at: Self.t0))
+        #expect(buffer.pendingLinks == 100)
+        #expect(buffer.pendingClicks(linkID: Self.id(7)).count == 6)
+        #expect(buffer.pendingClicks(linkID: Self.id(100)).count == 0)
+        let batch = buffer.drain()
+        #expect(batch.links.count == 100)
+        #expect(batch.links[Self.id(7)]?.days[StatsDay(Self.t0)]?.claimsMade == 1)
+        #expect(buffer.record(.clickDesktop, linkID: Self.id(100), app: "handz", at: Self.t0), "room again after the drain")
+    }
+
+    @Test("a flush of 20,000 links is written whole; a total without a date keeps the stored last opening", arguments: Backend.allCases)
+    func largeFlush(backend: Backend) async throws {
+        let store = try await StoreLocation(backend).open()
+        let buffer = ShareEventBuffer()
+        for n in 0..<20_000 { buffer.record(n % 2 == 0 ? .clickIOS : .preview, linkID: Self.id(n), app: "handz", at: Self.t0) }
+        try await buffer.flush(into: store)
+        #expect(try await store.clicks(linkID: Self.id(19_998)) == LinkClicks(count: 1, lastOpened: Self.t0))
+        #expect(try await store.clicks(linkID: Self.id(19_999)).count == 0)
+        let day = StatsDay(Self.t0)
+        #expect(try await store.appStatsByDay(app: "handz", from: day, to: day).first?.1.clicks == 10_000)
+        #expect(try await store.appStatsByDay(app: "handz", from: day, to: day).first?.1.previews == 10_000)
+        let undated = ShareEventBatch(links: [Self.id(0): LinkEvents(app: "handz", clicks: LinkClicks(count: 2, lastOpened: nil))])
+        try await store.addShareEvents(undated)
+        #expect(try await store.clicks(linkID: Self.id(0)) == LinkClicks(count: 3, lastOpened: Self.t0))
+        await store.close()
+    }
+
+    @Test("one flush writes the click totals and the day rows", arguments: Backend.allCases)
+    func flushWritesBoth(backend: Backend) async throws {
+        let store = try await StoreLocation(backend).open()
+        let buffer = ShareEventBuffer()
+        let day = StatsDay(Self.t0)
+        for _ in 0..<2 { buffer.record(.clickIOS, linkID: Self.id(1), app: "handz", at: Self.t0) }
+        buffer.record(.preview, linkID: Self.id(1), app: "handz", at: Self.t0)
+        buffer.record(.installAndroid, linkID: Self.id(2), app: "handz", at: Self.t0)
+        try await buffer.flush(into: store)
+        #expect(buffer.pendingLinks == 0)
+        #expect(try await store.clicks(linkID: Self.id(1)) == LinkClicks(count: 2, lastOpened: Self.t0))
+        #expect(try await store.clicks(linkID: Self.id(2)) == LinkClicks(count: 0, lastOpened: nil), "an install is no click")
+        let rows = try await store.linkStats(linkID: Self.id(1), from: day, to: day)
+        #expect(rows.first?.1 == { var c = LinkDayCounts(); c.clicksIOS = 2; c.previews = 1; return c }())
+        #expect(try await store.linkStats(linkID: Self.id(2), from: day, to: day).first?.1.installsAndroid == 1)
+        await store.close()
+    }
+}
