@@ -28,8 +28,8 @@ struct StoreLocation: Sendable {
 
     func open(cacheCapacity: Int = 1000) async throws -> StoreFront {
         switch backend {
-        case .sqlite: try await StoreFront.openSQLite(path: place, cacheCapacity: cacheCapacity)
-        case .postgres: try await StoreFront.openPostgres(url: place, cacheCapacity: cacheCapacity, syncInterval: .milliseconds(200))
+        case .sqlite: try await StoreFront.open(.sqlite(path: place), cacheCapacity: cacheCapacity)
+        case .postgres: try await StoreFront.open(.postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(200))), cacheCapacity: cacheCapacity)
         }
     }
 }

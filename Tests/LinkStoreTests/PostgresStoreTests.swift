@@ -68,7 +68,7 @@ struct PostgresStoreTests {
     func concurrentMigration() async throws {
         let url = try TestPostgres.shared().freshDatabase()
         let stores = try await withThrowingTaskGroup(of: StoreFront.self) { group in
-            for _ in 0..<4 { group.addTask { try await StoreFront.openPostgres(url: url) } }
+            for _ in 0..<4 { group.addTask { try await StoreFront.open(.postgres(url: url)) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(stores.count == 4)
@@ -84,8 +84,8 @@ struct PostgresStoreTests {
     @Test("a revocation, an owner-wide revocation and a key change on one instance reach another through the feed")
     func changeFeed() async throws {
         let url = try TestPostgres.shared().freshDatabase()
-        let a = try await StoreFront.openPostgres(url: url, syncInterval: .seconds(30))
-        let b = try await StoreFront.openPostgres(url: url, syncInterval: .seconds(30))
+        let a = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(syncInterval: .seconds(30))))
+        let b = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(syncInterval: .seconds(30))))
         let keyChanges = Mutex(0)
         let following = Task { try await b.synchronize { keyChanges.withLock { $0 += 1 } } }
         defer { following.cancel() }
@@ -115,8 +115,8 @@ struct PostgresStoreTests {
     @Test("a link marked deleted on one instance is deleted on another that had it cached as active, and only once")
     func deletionReachesOtherInstances() async throws {
         let url = try TestPostgres.shared().freshDatabase()
-        let a = try await StoreFront.openPostgres(url: url, syncInterval: .seconds(30))
-        let b = try await StoreFront.openPostgres(url: url, syncInterval: .seconds(30))
+        let a = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(syncInterval: .seconds(30))))
+        let b = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(syncInterval: .seconds(30))))
         let reloads = Mutex(0)
         let following = Task { try await b.synchronize { reloads.withLock { $0 += 1 } } }
         defer { following.cancel() }
@@ -136,8 +136,8 @@ struct PostgresStoreTests {
     @Test("the poll finds what no notification announced")
     func pollSafetyNet() async throws {
         let url = try TestPostgres.shared().freshDatabase()
-        let a = try await StoreFront.openPostgres(url: url)
-        let b = try await StoreFront.openPostgres(url: url, syncInterval: .milliseconds(300))
+        let a = try await StoreFront.open(.postgres(url: url))
+        let b = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(syncInterval: .milliseconds(300))))
         try await a.createLink(link(1))
         let following = Task { try await b.synchronize {} }
         defer { following.cancel() }
@@ -159,7 +159,7 @@ struct PostgresStoreTests {
     @Test("click counts from many instances add up exactly")
     func clicksAddUp() async throws {
         let url = try TestPostgres.shared().freshDatabase()
-        let stores = [try await StoreFront.openPostgres(url: url), try await StoreFront.openPostgres(url: url)]
+        let stores = [try await StoreFront.open(.postgres(url: url)), try await StoreFront.open(.postgres(url: url))]
         try await stores[0].createLink(link(1))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<40 {
@@ -182,7 +182,7 @@ struct PostgresStoreTests {
         let cluster = TestPostgres(port: 25441)
         try cluster.start()
         let url = try cluster.freshDatabase()
-        let store = try await StoreFront.openPostgres(url: url, operationTimeout: .seconds(2))
+        let store = try await StoreFront.open(.postgres(url: url, timing: PostgresTiming(operationTimeout: .seconds(2))))
         try await store.createLink(link(1))
         _ = try await store.link(id: link(1).id)
         try cluster.stop()

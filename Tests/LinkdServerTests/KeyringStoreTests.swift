@@ -51,10 +51,10 @@ struct KeyAdministrationTests {
     func sharedRotation() async throws {
         let place = try StoreKind.postgres.freshPlace()
         let masterKey = try MasterKey(bytes: SecureRandom.bytes(32))
-        let store = try await StoreFront.openPostgres(url: place, syncInterval: .milliseconds(500))
+        let store = try await StoreFront.open(.postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(500))))
         let keys = try await KeyAdministration.open(store: store, masterKey: masterKey, logger: Logger(label: "test"))
         let first = try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
-        let observer = try await StoreFront.openPostgres(url: place)
+        let observer = try await StoreFront.open(.postgres(url: place))
         let started = Date()
         let rotation = Task {
             try await keys.rotate(app: "handz", suite: .hmacSHA256) { AuditEntry(at: Date(), actor: "test", action: "key.rotate", detail: "kid \($0.kid)") }

@@ -101,9 +101,9 @@ struct LinkLifecycleTests {
                         defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
         }
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
-        let created = try await service(try await StoreFront.openSQLite(path: dir + "/linkd.sqlite")).create(request, app: "handz")
+        let created = try await service(try await StoreFront.open(.sqlite(path: dir + "/linkd.sqlite"))).create(request, app: "handz")
         // A second store on the same file: its record cache is cold, as another instance's or after eviction.
-        let cold = service(try await StoreFront.openSQLite(path: dir + "/linkd.sqlite"))
+        let cold = service(try await StoreFront.open(.sqlite(path: dir + "/linkd.sqlite")))
 
         var verified = VerifiedTokens()
         let inMemory = cold.shareStatusInMemory(token: created.token, host: "links.handz.example", verified: &verified)
@@ -125,7 +125,7 @@ struct LinkLifecycleTests {
     func expiry() async throws {
         let dir = temporaryDataDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let store = try await StoreFront.openSQLite(path: dir + "/linkd.sqlite")
+        let store = try await StoreFront.open(.sqlite(path: dir + "/linkd.sqlite"))
         let keyring = try Keyring(store: MemoryKeyringStore(), masterKey: MasterKey(bytes: SecureRandom.bytes(32)))
         try keyring.generate(app: "handz", suite: .hmacSHA256)
         let router = try ServerBootstrap.loadRouter(exampleManifests, environment: [:])

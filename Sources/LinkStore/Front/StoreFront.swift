@@ -36,32 +36,28 @@ public final class StoreFront: Sendable {
         try await loadRevocations()
     }
 
-    /// Opens (creating and migrating if needed) the embedded store at `path`.
+    /// Opens a store: the one way one is opened (the daemon, the CLI, the tests).
     /// - Parameters:
-    ///   - path: the SQLite file.
+    ///   - place: where it is: SQLite (created and migrated if needed) or PostgreSQL (connected, migrated).
     ///   - cacheCapacity: the most link records kept in memory.
-    public static func openSQLite(path: String, cacheCapacity: Int = 100_000) async throws -> StoreFront {
-        try await StoreFront(backend: SQLiteBackend(path: path), cacheCapacity: cacheCapacity)
-    }
-
-    /// Connects to the shared store, migrates the schema and loads the revocation set.
-    /// - Parameters:
-    ///   - url: a `postgres://` URL (see `PostgresLocation`).
-    ///   - cacheCapacity: the most link records kept in memory.
-    ///   - syncInterval: how often the change feed is polled besides notifications.
-    ///   - fullResyncInterval: how often everything is reloaded regardless of the feed.
-    ///   - operationTimeout: the longest a database call may take before it fails with a `storage` error.
-    ///   - logger: where the store and the database driver log.
-    public static func openPostgres(
-        url: String, cacheCapacity: Int = 100_000, syncInterval: Duration = .seconds(2),
-        fullResyncInterval: Duration = .seconds(300), operationTimeout: Duration = .seconds(5),
-        logger: Logger = Logger(label: "linkd.postgres")
+    ///   - logger: where the store (and the database driver) log.
+    ///   - wrapBackend: wraps the opened backend (the tests inject faults there); identity by default.
+    /// A front that fails to load (the revocation set) closes the backend it opened before it throws.
+    public static func open(
+        _ place: StorePlace, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store"),
+        wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
     ) async throws -> StoreFront {
-        let backend = try await PostgresBackend.open(
-            url: url, syncInterval: syncInterval, fullResyncInterval: fullResyncInterval,
-            operationTimeout: operationTimeout, logger: logger)
+        let backend: any StoreBackend
+        switch place {
+        case .sqlite(let path):
+            backend = try SQLiteBackend(path: path)
+        case .postgres(let url, let timing):
+            backend = try await PostgresBackend.open(
+                url: url, syncInterval: timing.syncInterval, fullResyncInterval: timing.fullResyncInterval,
+                operationTimeout: timing.operationTimeout, logger: logger)
+        }
         do {
-            return try await StoreFront(backend: backend, cacheCapacity: cacheCapacity, logger: logger)
+            return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: cacheCapacity, logger: logger)
         } catch {
             await backend.close()
             throw error

@@ -8,6 +8,7 @@ public import LinkStore
 public import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import TokenSigning
 import WebFallback
 
@@ -31,6 +32,9 @@ public struct Daemon<App: ApplicationProtocol> {
     }
 }
 
+/// The `Server` header value of every listener.
+private let serverName = "linkd"
+
 /// Builds the linkd HTTP server from a configuration: opens (creating) the data directory and store, loads the
 /// manifests and keys, registers the routes and the background services. `linkd serve` and the tests call it.
 /// - Parameters:
@@ -49,178 +53,132 @@ public func buildServer(
 ) async throws -> Daemon<some ApplicationProtocol> {
     var logger = logger
     logger.logLevel = Logger.Level(rawValue: configuration.ops.logLevel) ?? .info
-
-    FileDescriptorLimit.raise(for: configuration.edge.maxConnections, logger: logger)
-    // Everything read from files is read and checked first: a broken template or manifest stops the start before
-    // anything is written to the data directory.
-    let files = try ServerBootstrap.loadManifestFiles(configuration.links.manifests, environment: environment)
-    let pages = try TemplateSet.load(configuration)
-    let certificates = TLSCertificates()
-    do { certificates.installFiles(try TLSCertificates.read(configuration.tls.certificates)) } catch {
-        throw ConfigurationError(message: "tls.certificates: \(error)")
-    }
-    try DataDirectory.prepare(configuration.store.dataDir)
-    DaemonDataDirectory.mark(configuration.store.dataDir)  // so `linkd token keyring …` refuses this directory
-    // The templates, read once; every snapshot of the manifests in force renders with them.
-    let factory = AppSnapshotFactory(
-        renderer: pages.renderer, fetches: OriginFetches(limit: configuration.pages.maxOriginFetches),
-        previewWait: .milliseconds(configuration.pages.previewWaitMilliseconds))
-    let store = try await openStore(configuration, wrapBackend: wrapBackend, logger: logger)
-    let bootstrap: ServerBootstrap
-    do {
-        bootstrap = try await ServerBootstrap.run(
-            configuration: configuration, files: files, store: store, factory: factory, environment: environment, logger: logger)
-    } catch {
-        await store.close()
-        throw error
-    }
-    let apps = bootstrap.apps
-    let metrics = ServerMetrics()
-    let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
-    metrics.setRevocationSetSize(store.revocations.count)
-    // What the share path counts (clicks, last openings, the daily rows), in memory until `ShareEventFlushService`
-    // writes it.
-    let events = ShareEventBuffer(capacity: configuration.store.shareEventBufferCapacity)
-    let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
-    let analytics = ShareAnalytics(buffer: events, metrics: analyticsMetrics)
-    let links = LinkService(
-        store: store, keyring: bootstrap.keyring, apps: apps, events: events, metrics: metrics,
-        defaultTTLSeconds: configuration.links.defaultTTLSeconds, maxTTLSeconds: configuration.links.maxTTLSeconds)
-    let apiKeys = APIKeyDirectory()
-    do { try await apiKeys.reload(from: store) } catch {
-        await store.close()
-        throw ConfigurationError(message: "the store: cannot read the API keys: \(error)")
-    }
-    let auth = APIKeyAuthenticator(
-        store: store,
-        failures: RateLimiter(perSecond: configuration.limits.authFailuresPerMinute / 60, burst: APIKeyAuthenticator.failureBurst),
-        directory: apiKeys)
-    let limiter = configuration.limits.rateLimitPerSecond > 0
-        ? RateLimiter(perSecond: configuration.limits.rateLimitPerSecond, burst: configuration.limits.rateLimitBurst) : nil
-
-    let clients = ClientAddresses(trustedProxies: configuration.http.trustedProxyNetworks)
-    // Every route is registered through the recorder, which keeps the table 405 answers are made from.
-    let router = RouteRecorder(router: Hummingbird.Router(context: LinkdRequestContext.self))
-    // First: the client key every later step (rate limits, the auth-failure lockout) reads.
-    router.add(middleware: ClientAddressMiddleware(clients: clients))
-    // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: RequestMetricsMiddleware(metrics: metrics.http))
-    let health = HealthRoutes(store: store, metrics: metrics)
-    if !configuration.hasOpsListener { health.register(on: router) }  // else on the ops listener only
-    LinkRoutes(links: links, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
-    let resolveRoutes = ResolveRoutes(links: links)
-    // The admin actions, once: the admin API and the console are two front doors to them.
-    let instance = InstanceIdentity.make()
-    let webhookSettings = configuration.webhooks.delivery
-    let webhookPolicy = WebhookURLPolicy(allowLoopback: webhookSettings.allowLoopback)
-    let admin = AdminService(
-        store: store, keys: bootstrap.keys, links: links, apiKeys: apiKeys, metrics: metrics, instance: instance,
-        publisher: ManifestPublisher(store: store, apps: apps, keys: bootstrap.keys, logger: logger),
-        masterKey: bootstrap.masterKey, webhookPolicy: webhookPolicy,
-        backupsDirectory: configuration.store.dataDir + "/backups", certificates: certificates, acmeStatus: acmeStatus)
-    AdminRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
-    AppRoutes(admin: admin, auth: auth).register(on: router)
-    WebhookRoutes(admin: admin, auth: auth, maxBodyBytes: configuration.http.maxBodyBytes).register(on: router)
-    let webhookDelivery = WebhookDeliveryService(
-        store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
-        settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger)
-    let claimPages = pages.claims
-    let console = configuration.console.placement == .off ? nil : ConsoleRoutes(
-        admin: admin, auth: auth,
-        sessions: ConsoleSessions(
-            store: store, directory: apiKeys, idle: TimeInterval(configuration.console.adminSessionIdleSeconds),
-            maximum: TimeInterval(configuration.console.adminSessionMaxSeconds)),
-        pages: pages.console)
-    let deletions = LinkDeletions(store: store, logger: logger)
-    let shareRoutes = ShareRoutes(links: links, apps: apps, deletions: deletions, analytics: analytics)
-    // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
-    let hotRoutes = HotRouteTable(
-        routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter, metrics: metrics.http,
-        requestLog: logger.logLevel <= .debug ? logger : nil)
-    hotRoutes.register(on: router)
-    WebRoutes(apps: apps, stylesheet: factory.renderer.stylesheet).register(on: router)
-    // Deferred deep links (store redirects with claim codes, claims) and per-link/app stats.
-    DeferredRoutes(deferred: DeferredLinks(
-        links: links, apps: apps, claimPages: claimPages, analytics: analytics, configuration: configuration, logger: logger
-    )).register(on: router)
-    StatsRoutes(links: links, auth: auth).register(on: router)
-    // The code of an app's build made from its manifest in force (docs/codegen.md).
-    CodegenRoutes(apps: apps, auth: auth).register(on: router)
-    // Automatic certificates: HTTP-01 answers on the listeners, the orders in a service of their own.
-    let acme = configuration.acme.isEnabled ? ACMEChallengeAnswers(store: store) : nil
-    acme?.register(on: router)
-    // The admin console: here, or on the ops listener (`adminConsole`).
-    if configuration.console.placement == .public { console?.register(on: router) }
-    // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
-    // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
-    router.add(middleware: AppLinkPagesMiddleware(
-        apps: apps, limiter: limiter))
-    // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
-    router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
-
-    // The share events are written, and expired claim codes swept, every `clickFlushSeconds`.
-    let flushInterval = Duration.milliseconds(Int(configuration.store.clickFlushSeconds * 1000))
-    let flusher = ShareEventFlushService(buffer: events, store: store, interval: flushInterval, logger: logger)
-    let claimExpiry = ClaimExpiryService(store: store, metrics: analyticsMetrics, interval: flushInterval, logger: logger)
+    let components = try await ServerComponents.make(
+        configuration: configuration, environment: environment, logger: logger, wrapBackend: wrapBackend)
+    let router = buildPublicRouter(components)
+    let responder = HeadResponder(base: router.router.buildResponder())
     // The hot routes answered on the event loop when memory has all they need (on the plain listener only when it
     // does not send everything to HTTPS).
-    let fastRoutes = configuration.http.fastPath ? hotRoutes : nil
+    let fastRoutes = configuration.http.fastPath ? components.hotRoutes : nil
     let redirectPort = configuration.tls.isEnabled && configuration.tls.redirectHTTP ? BoundPort(configuration.tls.port ?? 0) : nil
-    let serverName = "linkd"
-    let connections = ConnectionCounter(limits: configuration.edge.limits, metrics: metrics.http)
-    let eventLoopGroup: EventLoopGroupProvider = configuration.http.eventLoopThreads > 0
-        ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: configuration.http.eventLoopThreads)) : .singleton
-    // With `opsPort` set, /metrics, /readyz and /healthz on a listener of their own, run as one more service.
-    let ops = configuration.hasOpsListener ? [opsApplication(
-        configuration: configuration, health: health, console: configuration.console.placement == .ops ? console : nil,
-        metrics: metrics, serverName: serverName,
-        eventLoopGroup: eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
-    let responder = HeadResponder(base: router.router.buildResponder())
-    // With `tls.port` set, the same responder and fast path behind TLS, on a listener of its own.
-    let tls = configuration.tls.isEnabled ? [try tlsApplication(
-        configuration: configuration, responder: responder, routes: fastRoutes, certificates: certificates,
-        connections: connections, clients: clients, serverName: serverName, eventLoopGroup: eventLoopGroup, logger: logger,
+    // The ops and TLS listeners run as services of the public one, so all start and stop together.
+    let ops: [any Service] = configuration.hasOpsListener ? [opsApplication(
+        configuration: configuration, router: buildOpsRouter(components), serverName: serverName,
+        eventLoopGroup: components.eventLoopGroup, logger: logger, onListening: onOpsListening)] : []
+    let tls: [any Service] = configuration.tls.isEnabled ? [try tlsApplication(
+        configuration: configuration, responder: responder, routes: fastRoutes, certificates: components.certificates,
+        connections: components.connections, clients: components.clients, serverName: serverName,
+        eventLoopGroup: components.eventLoopGroup, logger: logger,
         onListening: { port in
             redirectPort?.port = port
             await onTLSListening(port)
         })] : []
+    let connections = components.connections, clients = components.clients, limits = configuration.edge.limits
+    let background = ServiceGroup(configuration: ServiceGroupConfiguration(
+        services: backgroundServices(components, listeners: ops + tls), logger: logger))
     let application = Application(
         responder: HTTPSRedirectResponder(base: responder, tlsPort: redirectPort),
         server: HTTPServerBuilder { responder in
             EdgeChannel(
                 base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: EdgeLimits.maxHeadBytes, maxHeaderListSize: EdgeLimits.maxHeadBytes))),
-                routes: redirectPort == nil ? fastRoutes : nil, serverName: serverName, limits: configuration.edge.limits,
-                connections: connections,
-                clients: clients)
+                routes: redirectPort == nil ? fastRoutes : nil, serverName: serverName,
+                limits: limits, connections: connections, clients: clients)
         },
-        configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: serverName),
-        // The sync service closes the store; listed first, it is shut down after the flusher's last flush, the last
-        // claim expiry and the deletions still queued (shut down in reverse order). The origin fetches end first: no
-        // new one starts once shutdown begins, and the ones in flight are waited for.
-        // The webhook deliveries under way finish and are recorded before the store closes.
-        // The ops listener, last, stops right after the public one.
-        services: [StoreSyncService(store: store, keys: bootstrap.keys, apiKeys: apiKeys, publisher: admin.publisher), claimExpiry, flusher, deletions, OriginFetchService(fetches: factory.fetches), webhookDelivery,
-                   HeartbeatService(store: store, identity: instance, logger: logger),
-                   ManifestReloadService(publisher: admin.publisher, paths: configuration.links.manifests, logger: logger)] + ops + tls
-            + (configuration.tls.certificates.isEmpty ? [] : [TLSCertificateReloadService(
-                files: configuration.tls.certificates, certificates: certificates, logger: logger)])
-            + (acme.map { challenges in [ACMECertificateService(
-                client: ACMEClient(configuration: ACMEClientConfiguration(
-                    directoryURL: configuration.acme.directory ?? "", caCertificatesFile: configuration.acme.caCertificates,
-                    contactEmail: configuration.acme.email)),
-                store: store, apps: apps, certificates: certificates, challenges: challenges, masterKey: bootstrap.masterKey,
-                holder: instance.id, status: acmeStatus, logger: logger,
-                checkInterval: .milliseconds(Int64(configuration.acme.checkIntervalSeconds * 1000)),
-                retryBase: configuration.acme.retryBaseSeconds)] } ?? []),
+        configuration: .init(
+            address: .hostname(configuration.http.host, port: configuration.http.port), serverName: serverName),
+        // The background services are one group: Hummingbird stops the listener first, then the group, which stops
+        // its services in the reverse of their order (`backgroundServices`).
+        services: [background],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.http.port) },
-        eventLoopGroupProvider: eventLoopGroup,
+        eventLoopGroupProvider: components.eventLoopGroup,
         logger: logger
     )
     return Daemon(
-        application: application, initialAdminKeyFile: bootstrap.initialAdminKeyFile, store: store, hotRoutes: hotRoutes,
-        routes: router.catalog)
+        application: application, initialAdminKeyFile: components.bootstrap.initialAdminKeyFile, store: components.store,
+        hotRoutes: components.hotRoutes, routes: router.catalog)
+}
+
+/// The public listener's routes and middleware, in the order they must be added.
+func buildPublicRouter(_ components: ServerComponents) -> RouteRecorder<LinkdRequestContext> {
+    let c = components
+    let configuration = c.configuration
+    // Every route is registered through the recorder, which keeps the table 405 answers are made from.
+    let router = RouteRecorder(router: Hummingbird.Router(context: LinkdRequestContext.self))
+    // First: the client key every later step (rate limits, the auth-failure lockout) reads.
+    router.add(middleware: ClientAddressMiddleware(clients: c.clients))
+    // Outermost: unmatched routes and unexpected errors leave as JSON errors, and are counted as they leave.
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: RequestMetricsMiddleware(metrics: c.metrics.http))
+    if !configuration.hasOpsListener { c.health.register(on: router) }  // else on the ops listener only
+    let maxBodyBytes = configuration.http.maxBodyBytes
+    LinkRoutes(links: c.links, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
+    AdminRoutes(admin: c.admin, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
+    AppRoutes(admin: c.admin, auth: c.auth).register(on: router)
+    WebhookRoutes(admin: c.admin, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
+    // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
+    c.hotRoutes.register(on: router)
+    WebRoutes(apps: c.bootstrap.apps, stylesheet: c.factory.renderer.stylesheet).register(on: router)
+    // Deferred deep links (store redirects with claim codes, claims) and per-link/app stats.
+    DeferredRoutes(deferred: DeferredLinks(
+        links: c.links, apps: c.bootstrap.apps, claimPages: c.pages.claims, analytics: c.analytics, configuration: configuration,
+        logger: c.logger
+    )).register(on: router)
+    StatsRoutes(links: c.links, auth: c.auth).register(on: router)
+    // The code of an app's build made from its manifest in force (docs/codegen.md).
+    CodegenRoutes(apps: c.bootstrap.apps, auth: c.auth).register(on: router)
+    // Automatic certificates: HTTP-01 answers on the listeners.
+    c.acmeChallenges?.register(on: router)
+    // The admin console: here, or on the ops listener (`adminConsole`).
+    if configuration.console.placement == .public { c.console?.register(on: router) }
+    // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
+    // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
+    router.add(middleware: AppLinkPagesMiddleware(apps: c.bootstrap.apps, limiter: c.limiter))
+    // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
+    return router
+}
+
+/// The background services, in order: a graceful shutdown stops them in the reverse of it, after the public
+/// listener. Each entry says why it is where it is.
+func backgroundServices(
+    _ components: ServerComponents, listeners: [any Service]
+) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    let c = components
+    let configuration = c.configuration
+    let flushInterval = Duration.milliseconds(Int(configuration.store.clickFlushSeconds * 1000))
+    var services: [any Service] = [
+        // First, so stopped last: follows other instances' changes, and closes the store once everything below has
+        // written what it holds.
+        StoreSyncService(store: c.store, keys: c.bootstrap.keys, apiKeys: c.apiKeys, publisher: c.admin.publisher),
+        // The last claim sweep and the last flush of what the share path counted, before the store closes.
+        ClaimExpiryService(store: c.store, metrics: c.analyticsMetrics, interval: flushInterval, logger: c.logger),
+        ShareEventFlushService(buffer: c.events, store: c.store, interval: flushInterval, logger: c.logger),
+        // Deletions still queued are done before the store closes.
+        c.deletions,
+        // No new origin fetch starts once shutdown begins; the ones in flight are waited for.
+        OriginFetchService(fetches: c.factory.fetches),
+        // Deliveries under way finish and are recorded before the store closes.
+        c.webhookDelivery,
+        HeartbeatService(store: c.store, identity: c.instance, logger: c.logger),
+        ManifestReloadService(publisher: c.admin.publisher, paths: configuration.links.manifests, logger: c.logger),
+    ]
+    // The ops and TLS listeners: last, so they stop right after the public one.
+    services += listeners
+    if !configuration.tls.certificates.isEmpty {
+        services.append(TLSCertificateReloadService(files: configuration.tls.certificates, certificates: c.certificates, logger: c.logger))
+    }
+    if let challenges = c.acmeChallenges {
+        let acme = configuration.acme
+        services.append(ACMECertificateService(
+            client: ACMEClient(configuration: ACMEClientConfiguration(
+                directoryURL: acme.directory ?? "", caCertificatesFile: acme.caCertificates, contactEmail: acme.email)),
+            store: c.store, apps: c.bootstrap.apps, certificates: c.certificates, challenges: challenges,
+            masterKey: c.bootstrap.masterKey, holder: c.instance.id, status: c.acmeStatus, logger: c.logger,
+            checkInterval: .milliseconds(Int64(acme.checkIntervalSeconds * 1000)), retryBase: acme.retryBaseSeconds))
+    }
+    // Any of them ending, or failing, ends the daemon (the listeners' and the store's work cannot go on without it).
+    return services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
 }
 
 /// The templates of every page linkd renders, read and compiled once at start.
@@ -245,32 +203,6 @@ struct TemplateSet {
             throw ConfigurationError(message: "templates: \(error) (templatesDir is \(configuration.pages.templatesDir); set "
                 + "templatesDir: in the configuration file or LINKD_TEMPLATES_DIR to the folder holding landing.mustache)")
         }
-    }
-}
-
-/// The configured store: PostgreSQL when `database` is set, else SQLite in the data directory; its backend wrapped
-/// by `wrapBackend` (the tests inject faults there).
-func openStore(
-    _ configuration: ServerConfiguration, wrapBackend: (any StoreBackend) -> any StoreBackend, logger: Logger
-) async throws -> StoreFront {
-    guard let url = configuration.store.database else {
-        let backend = try SQLiteBackend(path: configuration.store.dataDir + "/linkd.sqlite")
-        return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.store.linkCacheCapacity)
-    }
-    do {
-        let backend = try await PostgresBackend.open(
-            url: url, syncInterval: .milliseconds(Int(configuration.store.syncIntervalSeconds * 1000)), logger: logger)
-        if let warning = backend.location.tlsWarning { logger.warning("\(warning)") }
-        do {
-            let store = try await StoreFront(backend: wrapBackend(backend), cacheCapacity: configuration.store.linkCacheCapacity, logger: logger)
-            logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
-            return store
-        } catch {
-            await backend.close()
-            throw error
-        }
-    } catch let error as LinkStoreError {
-        throw ConfigurationError(message: error.code == .configuration ? error.message : "the database: \(error.message)")
     }
 }
 

@@ -128,8 +128,8 @@ enum StoreKind: String, CaseIterable, Sendable {
     /// Opens the store at `place`.
     func open(_ place: String) async throws -> StoreFront {
         switch self {
-        case .sqlite: try await StoreFront.openSQLite(path: place)
-        case .postgres: try await StoreFront.openPostgres(url: place, syncInterval: .milliseconds(200))
+        case .sqlite: try await StoreFront.open(.sqlite(path: place))
+        case .postgres: try await StoreFront.open(.postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(200))))
         }
     }
 }
