@@ -83,7 +83,7 @@ public func buildServer(
     let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
     let analytics = ShareAnalytics(buffer: statsBuffer, metrics: analyticsMetrics)
     let links = LinkService(
-        store: store, keyring: bootstrap.keyring, apps: apps, clicks: clicks, metrics: metrics,
+        store: store, keys: bootstrap.keys.inForce, apps: apps, clicks: clicks, metrics: metrics,
         defaultTTLSeconds: configuration.defaultTTLSeconds, maxTTLSeconds: configuration.maxTTLSeconds)
     let apiKeys = APIKeyDirectory()
     do { try await apiKeys.reload(from: store) } catch {
