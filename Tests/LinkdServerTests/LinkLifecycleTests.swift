@@ -11,6 +11,13 @@ import TokenSigning
 
 @Suite("API: share-link life cycle")
 struct LinkLifecycleTests {
+    /// Signing keys in force with one HMAC-SHA256 key of Handz, in memory.
+    static func handzKeys() throws -> KeysInForce {
+        let master = try MasterKey(bytes: SecureRandom.bytes(32))
+        let change = try KeyRotation.generate(records: [], app: "handz", suite: .hmacSHA256, masterKey: master)
+        return KeysInForce(try Keyring(records: change.records, masterKey: master))
+    }
+
     @Test("create → resolve → share path → inspect → revoke → resolve is unavailable → share path 410", arguments: StoreKind.allCases)
     func lifecycle(backend: StoreKind) async throws {
         try await withAPI(on: backend) { api in
@@ -93,11 +100,10 @@ struct LinkLifecycleTests {
     func signatureCheckedOnce() async throws {
         let dir = temporaryDataDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let keyring = try Keyring(store: MemoryKeyringStore(), masterKey: MasterKey(bytes: SecureRandom.bytes(32)))
-        try keyring.generate(app: "handz", suite: .hmacSHA256)
+        let keys = try Self.handzKeys()
         let apps = try AppsInForce.fixed(try ServerBootstrap.loadRouter(exampleManifests, environment: [:]))
         func service(_ store: StoreFront) -> LinkService {
-            LinkService(store: store, keyring: keyring, apps: apps, events: ShareEventBuffer(), metrics: ServerMetrics(),
+            LinkService(store: store, keys: keys, apps: apps, events: ShareEventBuffer(), metrics: ServerMetrics(),
                         defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
         }
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
@@ -126,11 +132,10 @@ struct LinkLifecycleTests {
         let dir = temporaryDataDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let store = try await StoreFront.open(.sqlite(path: dir + "/linkd.sqlite"))
-        let keyring = try Keyring(store: MemoryKeyringStore(), masterKey: MasterKey(bytes: SecureRandom.bytes(32)))
-        try keyring.generate(app: "handz", suite: .hmacSHA256)
+        let keys = try Self.handzKeys()
         let router = try ServerBootstrap.loadRouter(exampleManifests, environment: [:])
         let service = LinkService(
-            store: store, keyring: keyring, apps: try AppsInForce.fixed(router), events: ShareEventBuffer(), metrics: ServerMetrics(),
+            store: store, keys: keys, apps: try AppsInForce.fixed(router), events: ShareEventBuffer(), metrics: ServerMetrics(),
             defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
         let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
         let twoHoursAgo = Date().addingTimeInterval(-7200)
@@ -153,7 +158,7 @@ struct LinkLifecycleTests {
             let masterKey = try MasterKey.loadOrCreate(at: api.configuration.store.dataDir + "/master.key", environment: [:])
             let keys = try await KeyAdministration.open(store: api.store, masterKey: masterKey, logger: Logger(label: "test"))
             let service = LinkService(
-                store: api.store, keyring: keys.keyring, apps: try AppsInForce.fixed(ServerBootstrap.loadRouter(exampleManifests, environment: [:])),
+                store: api.store, keys: keys.inForce, apps: try AppsInForce.fixed(ServerBootstrap.loadRouter(exampleManifests, environment: [:])),
                 events: ShareEventBuffer(), metrics: ServerMetrics(), defaultTTLSeconds: 3600, maxTTLSeconds: 86_400)
             let request = CreateLinkRequest(route: "ShareLink/FlowView", params: ["flowId": UUID().uuidString.lowercased()], ttlSeconds: 3600)
             let created = try await service.create(request, app: "handz", now: Date().addingTimeInterval(-7200))

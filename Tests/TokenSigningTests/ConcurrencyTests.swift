@@ -7,7 +7,7 @@ import Testing
 struct ConcurrencyTests {
     @Test func manyTasksVerifyingTheSameKey() async throws {
         let f = try Fixture()
-        let key = try f.keyring.generate(app: "handz", suite: .hmacSHA256, now: nowDate)
+        let key = try f.generate(app: "handz", suite: .hmacSHA256, now: nowDate)
         // Distinct tokens (different links and generations) so a context mixing up two callers' input shows.
         var tokens: [(token: String, claims: TokenClaims)] = []
         for generation in UInt32(0)..<32 {

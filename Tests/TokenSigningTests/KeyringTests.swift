@@ -2,18 +2,46 @@ import Foundation
 import Testing
 @testable import TokenSigning
 
-/// A fresh keyring in a temporary directory.
-struct Fixture {
+/// A fresh keyring in a temporary directory: its key changes go through `KeyRotation`, are written to the file,
+/// and the keyring made of the new records takes the old one's place.
+final class Fixture {
     let directory: String
-    let store: FileKeyringStore
+    let file: KeyRecordFile
     let master: MasterKey
-    let keyring: Keyring
+    private(set) var keyring: Keyring
 
     init() throws {
         directory = NSTemporaryDirectory() + "linkd-tokens-\(UUID().uuidString)"
-        store = try FileKeyringStore(path: directory + "/keys.json")
+        file = try KeyRecordFile(path: directory + "/keys.json")
         master = try MasterKey(bytes: SecureRandom.bytes(32))
-        keyring = try Keyring(store: store, masterKey: master)
+        keyring = try Keyring(records: file.load(), masterKey: master)
+    }
+
+    /// `KeyRotation.generate` on the keyring's records, saved and put in place.
+    @discardableResult
+    func generate(app: String, suite: TokenSuite, maxTokenLifetime: UInt32 = Keyring.maxTokenLifetimeCap,
+                  now: Date = Date()) throws -> KeyInfo {
+        try apply(KeyRotation.generate(records: keyring.records, app: app, suite: suite, masterKey: master,
+                                       maxTokenLifetime: maxTokenLifetime, now: now))
+    }
+
+    /// `KeyRotation.rotate` on the keyring's records, saved and put in place.
+    @discardableResult
+    func rotate(app: String, suite: TokenSuite, now: Date = Date()) throws -> KeyInfo {
+        try apply(KeyRotation.rotate(records: keyring.records, app: app, suite: suite, masterKey: master, now: now))
+    }
+
+    /// `KeyRotation.retire` on the keyring's records, saved and put in place.
+    @discardableResult
+    func retire(app: String, keyID: UInt32, now: Date = Date()) throws -> KeyInfo {
+        try apply(KeyRotation.retire(records: keyring.records, app: app, keyID: keyID, now: now))
+    }
+
+    private func apply(_ change: KeyChange) throws -> KeyInfo {
+        let next = try keyring.replacing(records: change.records)
+        try file.save(change.records)
+        keyring = next
+        return change.key.info
     }
 }
 
@@ -25,7 +53,7 @@ struct KeyringTests {
     @Test(arguments: TokenSuite.allCases)
     func roundTrip(_ suite: TokenSuite) throws {
         let f = try Fixture()
-        let key = try f.keyring.generate(app: "handz", suite: suite, now: nowDate)
+        let key = try f.generate(app: "handz", suite: suite, now: nowDate)
         #expect(key.state == .active)
         let link = LinkID.random()
         let token = try f.keyring.issue(app: "handz", suite: suite, linkID: link, expiresAt: now + 3600,
@@ -33,8 +61,8 @@ struct KeyringTests {
         #expect(token.utf8.count == (suite == .hmacSHA256 ? 83 : 126))
         let claims = try f.keyring.verify(token, app: "handz", now: now).get()
         #expect(claims == TokenClaims(suite: suite, keyID: key.kid, linkID: link, expiresAt: now + 3600, generation: 7, flags: 3))
-        // A second keyring over the same store verifies it too.
-        let other = try Keyring(store: f.store, masterKey: f.master)
+        // A second keyring of the same file verifies it too.
+        let other = try Keyring(records: f.file.load(), masterKey: f.master)
         #expect((try? other.verify(token, app: "handz", now: now).get()) == claims)
     }
 
@@ -46,7 +74,7 @@ struct KeyringTests {
     @Test(arguments: TokenSuite.allCases)
     func mustFailTable(_ suite: TokenSuite) throws {
         let f = try Fixture()
-        try f.keyring.generate(app: "handz", suite: suite, now: nowDate)
+        try f.generate(app: "handz", suite: suite, now: nowDate)
         let token = try f.keyring.issue(app: "handz", suite: suite, linkID: .random(), expiresAt: now + 3600,
                                         generation: 1, flags: 0, now: now)
         let bytes = try #require(Base64URL.decode(token))
@@ -98,15 +126,15 @@ struct KeyringTests {
         #expect(Self.code(expired) == .expired)
         if case .failure(let e) = expired { #expect(e.publicVerdict == .expired) }
         // A different app context.
-        try f.keyring.generate(app: "coin", suite: suite, now: nowDate)
+        try f.generate(app: "coin", suite: suite, now: nowDate)
         #expect(Self.code(f.keyring.verify(token, app: "coin", now: now)) != nil)
         #expect(Self.code(f.keyring.verify(token, app: "other", now: now)) == .unknownKey)
     }
 
     @Test func suiteKidMismatch() throws {
         let f = try Fixture()
-        try f.keyring.generate(app: "a", suite: .hmacSHA256, now: nowDate)
-        let ed = try f.keyring.generate(app: "a", suite: .ed25519, now: nowDate)
+        try f.generate(app: "a", suite: .hmacSHA256, now: nowDate)
+        let ed = try f.generate(app: "a", suite: .ed25519, now: nowDate)
         let token = try f.keyring.issue(app: "a", suite: .hmacSHA256, linkID: .random(), expiresAt: now + 60,
                                         generation: 0, flags: 0, now: now)
         var bytes = try #require(Base64URL.decode(token))
@@ -118,10 +146,10 @@ struct KeyringTests {
 
     @Test func rotationAndRetire() throws {
         let f = try Fixture()
-        let first = try f.keyring.generate(app: "a", suite: .hmacSHA256, maxTokenLifetime: 86_400, now: nowDate)
+        let first = try f.generate(app: "a", suite: .hmacSHA256, maxTokenLifetime: 86_400, now: nowDate)
         let old = try f.keyring.issue(app: "a", suite: .hmacSHA256, linkID: .random(), expiresAt: now + 86_400,
                                       generation: 0, flags: 0, now: now)
-        let second = try f.keyring.rotate(app: "a", suite: .hmacSHA256, now: nowDate)
+        let second = try f.rotate(app: "a", suite: .hmacSHA256, now: nowDate)
         #expect(second.kid != first.kid)
         let states = f.keyring.keys(app: "a").map(\.state)
         #expect(states == [.verifyOnly, .active])
@@ -135,21 +163,45 @@ struct KeyringTests {
         let pastUntil = now + 86_400 + Keyring.expiryLeeway + 1
         #expect(Self.code(f.keyring.verify(old, app: "a", now: pastUntil)) == .retiredKey)
         // Retire: fails at once.
-        try f.keyring.retire(app: "a", keyID: first.kid, now: nowDate)
+        try f.retire(app: "a", keyID: first.kid, now: nowDate)
         #expect(Self.code(f.keyring.verify(old, app: "a", now: now + 100)) == .unknownKey)
-        #expect(throws: TokenError.self) { try f.keyring.retire(app: "a", keyID: 999, now: nowDate) }
+        #expect(throws: TokenError.self) { try f.retire(app: "a", keyID: 999, now: nowDate) }
+    }
+
+    @Test func rotationIsAFunctionOverRecords() throws {
+        let master = try MasterKey(bytes: SecureRandom.bytes(32))
+        let first = try KeyRotation.generate(records: [], app: "a", suite: .hmacSHA256, masterKey: master, now: nowDate)
+        #expect(first.key.state == .active && first.changed.map(\.kid) == [1])
+        let pending = try KeyRotation.generate(records: first.records, app: "a", suite: .hmacSHA256, masterKey: master, now: nowDate)
+        #expect(pending.key.state == .pending && pending.changed.map(\.kid) == [2])
+        let rotated = try KeyRotation.rotate(records: pending.records, app: "a", suite: .hmacSHA256, masterKey: master, now: nowDate)
+        // The pending key is the one activated; the old active key verifies only; both are what the caller persists.
+        #expect(rotated.key.kid == 2 && rotated.key.state == .active)
+        #expect(rotated.changed.map(\.kid) == [1, 2])
+        #expect(rotated.records.map(\.state) == [.verifyOnly, .active])
+        // A keyring is not changed by a rotation: the one of the records before still signs with the first key.
+        let before = try Keyring(records: pending.records, masterKey: master)
+        let after = try before.replacing(records: rotated.records)
+        let oldToken = try before.issue(app: "a", suite: .hmacSHA256, linkID: .random(), expiresAt: now + 60, generation: 0, flags: 0, now: now)
+        let newToken = try after.issue(app: "a", suite: .hmacSHA256, linkID: .random(), expiresAt: now + 60, generation: 0, flags: 0, now: now)
+        #expect(try before.verify(oldToken, app: "a", now: now).get().keyID == 1)
+        #expect(try after.verify(newToken, app: "a", now: now).get().keyID == 2)
+        #expect(try after.verify(oldToken, app: "a", now: now).get().keyID == 1)
+        let retired = try KeyRotation.retire(records: rotated.records, app: "a", keyID: 1, now: nowDate)
+        #expect(retired.key.state == .retired && retired.changed.map(\.kid) == [1] && retired.records.count == 2)
+        #expect(throws: TokenError.self) { try KeyRotation.retire(records: rotated.records, app: "b", keyID: 1) }
     }
 
     @Test func sealingAtRest() throws {
         let f = try Fixture()
-        try f.keyring.generate(app: "a", suite: .hmacSHA256, now: nowDate)
-        try f.keyring.generate(app: "a", suite: .ed25519, now: nowDate)
-        let text = try String(contentsOfFile: f.store.path, encoding: .utf8)
+        try f.generate(app: "a", suite: .hmacSHA256, now: nowDate)
+        try f.generate(app: "a", suite: .ed25519, now: nowDate)
+        let text = try String(contentsOfFile: f.file.path, encoding: .utf8)
         // Extract the secrets via the internal path and check none appears in the file, raw, hex or base64.
-        for record in try f.store.loadKeyRecords() {
+        for record in try f.file.load() {
             let secret = try AESGCM.open(record.sealedSecret, key: f.master.bytes,
                                          aad: KeyRecord.sealingAAD(app: record.app, kid: record.kid))
-            let raw = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: f.store.path)), encoding: .isoLatin1))
+            let raw = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: f.file.path)), encoding: .isoLatin1))
             #expect(!raw.contains(String(decoding: secret, as: Unicode.ASCII.self)))
             #expect(!text.contains(Hex.encode(secret)))
             #expect(!text.contains(Data(secret).base64EncodedString()))
@@ -157,17 +209,17 @@ struct KeyringTests {
             #expect(!String(describing: record).contains(Hex.encode(secret)))
             #expect(!String(describing: record.sealedSecret.count > 0 ? record : record).contains("sealedSecret"))
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: f.store.path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: f.file.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         // A wrong master key fails clearly.
         let wrong = try MasterKey(bytes: SecureRandom.bytes(32))
-        let error = #expect(throws: TokenError.self) { try Keyring(store: f.store, masterKey: wrong) }
+        let error = #expect(throws: TokenError.self) { try Keyring(records: f.file.load(), masterKey: wrong) }
         #expect(error?.code == .sealing)
         // Moving sealed material to another kid fails (AAD binds app and kid).
-        var records = try f.store.loadKeyRecords()
+        var records = try f.file.load()
         records[0].sealedSecret = records[1].sealedSecret
-        try f.store.saveKeyRecord(records[0])
-        #expect(throws: TokenError.self) { try Keyring(store: f.store, masterKey: f.master) }
+        try f.file.save(records)
+        #expect(throws: TokenError.self) { try Keyring(records: f.file.load(), masterKey: f.master) }
     }
 
     @Test func failClosedWithoutKeys() throws {
@@ -175,13 +227,13 @@ struct KeyringTests {
         #expect(throws: TokenError.self) {
             try f.keyring.issue(app: "a", suite: .ed25519, linkID: .random(), expiresAt: now + 1, generation: 0, flags: 0, now: now)
         }
-        #expect(throws: TokenError.self) { try f.keyring.generate(app: "has space", suite: .ed25519) }
+        #expect(throws: TokenError.self) { try f.generate(app: "has space", suite: .ed25519) }
     }
 
     @Test func jwksHasPublicKeysOnly() throws {
         let f = try Fixture()
-        let key = try f.keyring.generate(app: "a", suite: .ed25519, now: nowDate)
-        try f.keyring.generate(app: "a", suite: .hmacSHA256, now: nowDate)
+        let key = try f.generate(app: "a", suite: .ed25519, now: nowDate)
+        try f.generate(app: "a", suite: .hmacSHA256, now: nowDate)
         let json = try #require(JSONSerialization.jsonObject(with: Data(f.keyring.jwks(app: "a").utf8)) as? [String: Any])
         let keys = try #require(json["keys"] as? [[String: String]])
         #expect(keys.count == 1)

@@ -14,7 +14,7 @@ struct UnknownKeyTests {
     @Test("an unknown kid, an unknown app and a suite mismatch are checked with a decoy; known keys never are", arguments: TokenSuite.allCases)
     func decoyCheck(_ suite: TokenSuite) throws {
         let f = try Fixture()
-        try f.keyring.generate(app: "handz", suite: suite, now: nowDate)
+        try f.generate(app: "handz", suite: suite, now: nowDate)
         let token = try f.keyring.issue(app: "handz", suite: suite, linkID: .random(), expiresAt: now + 3600, generation: 1, flags: 0, now: now)
         let bytes = try #require(Base64URL.decode(token))
         var unknownKid = bytes
@@ -36,7 +36,7 @@ struct UnknownKeyTests {
 
         // A kid of the other suite: the decoy of the token's suite.
         let other: TokenSuite = suite == .hmacSHA256 ? .ed25519 : .hmacSHA256
-        let otherKey = try f.keyring.generate(app: "handz", suite: other, now: nowDate)
+        let otherKey = try f.generate(app: "handz", suite: other, now: nowDate)
         var mismatched = bytes
         mismatched.replaceSubrange(1..<5, with: withUnsafeBytes(of: otherKey.kid.bigEndian, Array.init))
         #expect(decoys(Base64URL.encode(mismatched)) == (.suiteMismatch, 1))
@@ -45,9 +45,9 @@ struct UnknownKeyTests {
     @Test("a key past its verify-until checks the tag with its own key and still answers retiredKey")
     func retiredKeyChecksItsOwnTag() throws {
         let f = try Fixture()
-        try f.keyring.generate(app: "a", suite: .hmacSHA256, maxTokenLifetime: 86_400, now: nowDate)
+        try f.generate(app: "a", suite: .hmacSHA256, maxTokenLifetime: 86_400, now: nowDate)
         let old = try f.keyring.issue(app: "a", suite: .hmacSHA256, linkID: .random(), expiresAt: now + 86_400, generation: 0, flags: 0, now: now)
-        try f.keyring.rotate(app: "a", suite: .hmacSHA256, now: nowDate)
+        try f.rotate(app: "a", suite: .hmacSHA256, now: nowDate)
         let before = f.keyring.decoyVerifications
         #expect(Self.code(f.keyring.verify(old, app: "a", now: now + 86_400 + Keyring.expiryLeeway + 1)) == .retiredKey)
         #expect(f.keyring.decoyVerifications == before)

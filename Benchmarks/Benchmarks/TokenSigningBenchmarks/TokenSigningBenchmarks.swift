@@ -7,11 +7,12 @@ import TokenSigning
 
 let benchmarks: @Sendable () -> Void = {
     let now: UInt32 = 1_800_000_000
-    let store = MemoryKeyringStore()
     // swiftlint:disable force_try — benchmark setup, not input handling.
-    let keyring = try! Keyring(store: store, masterKey: MasterKey(bytes: [UInt8](repeating: 7, count: 32)))
-    _ = try! keyring.generate(app: "bench", suite: .hmacSHA256, now: Date(timeIntervalSince1970: TimeInterval(now)))
-    _ = try! keyring.generate(app: "bench", suite: .ed25519, now: Date(timeIntervalSince1970: TimeInterval(now)))
+    let master = try! MasterKey(bytes: [UInt8](repeating: 7, count: 32))
+    let made = Date(timeIntervalSince1970: TimeInterval(now))
+    let hmacKey = try! KeyRotation.generate(records: [], app: "bench", suite: .hmacSHA256, masterKey: master, now: made)
+    let edKey = try! KeyRotation.generate(records: hmacKey.records, app: "bench", suite: .ed25519, masterKey: master, now: made)
+    let keyring = try! Keyring(records: edKey.records, masterKey: master)
     let link = LinkID.random()
     let hmacToken = try! keyring.issue(app: "bench", suite: .hmacSHA256, linkID: link, expiresAt: now + 3600,
                                        generation: 1, flags: 0, now: now)

@@ -83,7 +83,7 @@ struct AdminService: Sendable {
         guard key.state != .active else {
             throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
         }
-        try await keyOperation {
+        let retired = try await keyOperation {
             try await keys.change(audit: { _ -> AuditEntry? in
                 var entry = Self.entry(caller, .keyRetire, "\(app) kid \(kid)", app: app)
                 entry.events = [WebhookEvents.keyRetired(key, at: entry.at)]
@@ -93,9 +93,6 @@ struct AdminService: Sendable {
             }
         }
         logger.logAdminAction(.keyRetire, actor: caller.keyID, ["app": "\(app)", "kid": "\(kid)"])
-        guard let retired = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
-            throw APIError(.notFound, .notFound, "no such key of \(app)")
-        }
         return retired
     }
 

@@ -67,12 +67,14 @@ struct LinkView: Encodable, Sendable {
 
 /// Share links: creating them, the status of a presented token, the inspector's view, revocation.
 ///
-/// Token status is decided from memory (keyring, revocation set, record cache); only a cache miss reads the store.
+/// Token status is decided from memory (the keyring in force, revocation set, record cache); only a cache miss reads
+/// the store.
 /// A class, not a struct: the hot path passes it around, and a reference costs one count where a struct of seven
 /// references costs seven.
 final class LinkService: Sendable {
     let store: StoreFront
-    let keyring: Keyring
+    /// The signing keys in force: a call reads the keyring once (`VerifiedTokens`, `create`).
+    let keys: KeysInForce
     /// The apps in force: read once per call (`router`), so a call never mixes two publishes.
     let apps: AppsInForce
     /// The compiled manifests in force now.
@@ -87,11 +89,11 @@ final class LinkService: Sendable {
 
     /// - Parameters: see the properties.
     init(
-        store: StoreFront, keyring: Keyring, apps: AppsInForce, events: ShareEventBuffer, metrics: ServerMetrics,
+        store: StoreFront, keys: KeysInForce, apps: AppsInForce, events: ShareEventBuffer, metrics: ServerMetrics,
         defaultTTLSeconds: Int, maxTTLSeconds: Int
     ) {
         self.store = store
-        self.keyring = keyring
+        self.keys = keys
         self.apps = apps
         self.events = events
         self.metrics = metrics
@@ -124,7 +126,7 @@ final class LinkService: Sendable {
     /// check it twice.
     func memoryStatus(token: String, app: String, now: Date, verified: inout VerifiedTokens) -> MemoryVerdict {
         let claims: TokenClaims
-        switch verified.verify(token, app: app, now: now, keyring: keyring) {
+        switch verified.verify(token, app: app, now: now, keys: keys) {
         case .success(let value): claims = value
         case .failure(let error):
             return .decided(error.publicVerdict == .expired ? .unavailable(linkID: nil, reason: .expired) : .unknown)
@@ -283,7 +285,7 @@ final class LinkService: Sendable {
         let expiresAt = nowSeconds + ttl
         let token: String
         do {
-            token = try keyring.issue(
+            token = try keys.keyring.issue(
                 app: app, suite: suite, linkID: linkID, expiresAt: UInt32(clamping: expiresAt), generation: 1, flags: 0,
                 now: UInt32(clamping: nowSeconds))
         } catch {

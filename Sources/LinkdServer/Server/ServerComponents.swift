@@ -99,7 +99,7 @@ struct ServerComponents {
         let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
         let analytics = ShareAnalytics(buffer: events, metrics: analyticsMetrics)
         let links = LinkService(
-            store: store, keyring: bootstrap.keyring, apps: apps, events: events, metrics: metrics,
+            store: store, keys: bootstrap.keys.inForce, apps: apps, events: events, metrics: metrics,
             defaultTTLSeconds: configuration.links.defaultTTLSeconds, maxTTLSeconds: configuration.links.maxTTLSeconds)
         let auth = APIKeyAuthenticator(
             store: store,

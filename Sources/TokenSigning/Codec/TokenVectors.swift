@@ -21,19 +21,18 @@ public enum TokenVectors {
         TestKey(app: "other", kid: 1, suite: .hmacSHA256, secret: Array(0..<32), state: .active, verifyUntil: nil),
     ]
 
-    /// A keyring holding the test keys (sealed under a fixed test master key, in memory).
+    /// A keyring holding the test keys (sealed under a fixed test master key).
     public static func keyring() throws -> Keyring {
         let master = try MasterKey(bytes: [UInt8](repeating: 0x4d, count: 32))
-        let store = MemoryKeyringStore()
-        for key in keys {
+        let records = try keys.map { key in
             let sealed = try AESGCM.seal(key.secret, key: master.bytes, aad: KeyRecord.sealingAAD(app: key.app, kid: key.kid))
             let publicKey = key.suite == .ed25519 ? try Ed25519Key(seed: key.secret).publicKey : []
-            try store.saveKeyRecord(KeyRecord(
+            return KeyRecord(
                 app: key.app, kid: key.kid, suite: key.suite, state: key.state, createdAt: Date(timeIntervalSince1970: 0),
                 verifyUntil: key.verifyUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                maxTokenLifetime: Keyring.maxTokenLifetimeCap, publicKey: publicKey, sealedSecret: sealed))
+                maxTokenLifetime: Keyring.maxTokenLifetimeCap, publicKey: publicKey, sealedSecret: sealed)
         }
-        return try Keyring(store: store, masterKey: master)
+        return try Keyring(records: records, masterKey: master)
     }
 
     static func sign(_ claims: TokenClaims, app: String, secret: [UInt8]) throws -> String {
@@ -150,30 +149,5 @@ public enum TokenVectors {
         }.joined(separator: ",\n")
         out += "\n  ]\n}\n"
         return out
-    }
-}
-
-/// An in-memory `KeyringStore` (tests, vectors).
-public final class MemoryKeyringStore: KeyringStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var records: [KeyRecord] = []
-
-    /// An empty store.
-    public init() {}
-
-    public func loadKeyRecords() throws -> [KeyRecord] {
-        lock.lock()
-        defer { lock.unlock() }
-        return records
-    }
-
-    public func saveKeyRecord(_ record: KeyRecord) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        if let index = records.firstIndex(where: { $0.app == record.app && $0.kid == record.kid }) {
-            records[index] = record
-        } else {
-            records.append(record)
-        }
     }
 }

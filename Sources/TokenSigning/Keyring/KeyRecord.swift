@@ -63,6 +63,15 @@ public struct KeyRecord: Codable, Sendable, CustomStringConvertible, CustomDebug
             verifyUntil: verifyUntil, retiredAt: retiredAt, maxTokenLifetime: maxTokenLifetime)
     }
 
+    /// Puts this record in `records`: in place of the record of its app and kid, else at the end.
+    public func place(in records: inout [KeyRecord]) {
+        if let index = records.firstIndex(where: { $0.app == app && $0.kid == kid }) {
+            records[index] = self
+        } else {
+            records.append(self)
+        }
+    }
+
     public var description: String { "KeyRecord(\(app)/\(kid) \(suite.name) \(state.rawValue), secret redacted)" }
     public var debugDescription: String { description }
 
@@ -76,6 +85,11 @@ public struct KeyRecord: Codable, Sendable, CustomStringConvertible, CustomDebug
 
 /// The public view of a key: no secret material.
 public struct KeyInfo: Codable, Sendable, Equatable {
+    /// The public views of the keys of `app` among `records` (all apps when nil), sorted by app and kid.
+    public static func list(_ records: [KeyRecord], app: String?) -> [KeyInfo] {
+        records.filter { app == nil || $0.app == app }.map(\.info).sorted { ($0.app, $0.kid) < ($1.app, $1.kid) }
+    }
+
     /// The app.
     public var app: String
     /// The key id.
@@ -96,35 +110,22 @@ public struct KeyInfo: Codable, Sendable, Equatable {
     public var maxTokenLifetime: UInt32
 }
 
-/// Where key records are persisted. The file store is the local one; the server implements it on SQLite.
-public protocol KeyringStore: Sendable {
-    /// All records.
-    func loadKeyRecords() throws -> [KeyRecord]
-    /// Inserts or replaces the record with the same app and kid.
-    func saveKeyRecord(_ record: KeyRecord) throws
-}
-
-/// A JSON file of key records, mode 0600, replaced atomically (`SecretFile.replace`), read only when private
-/// (`SecretFile.read`).
-public struct FileKeyringStore: KeyringStore {
+/// A JSON file of key records — the offline keyring's `keys.json` — mode 0600, replaced whole and atomically
+/// (`SecretFile.replace`), read only when private (`SecretFile.read`). Not a store a keyring holds: the caller
+/// loads the records, makes a `Keyring` of them or a `KeyRotation` change, and saves the change's records.
+public struct KeyRecordFile: Sendable {
     /// The file path.
     public let path: String
-    private let lock = NSLock()
 
-    /// A store at `path`; the directory is created with mode 0700 when missing, and refused when others may read it.
+    /// The file at `path`; the directory is created with mode 0700 when missing, and refused when others may read it.
     public init(path: String) throws {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try SecretFile.prepareDirectory(directory) }
     }
 
-    public func loadKeyRecords() throws -> [KeyRecord] {
-        lock.lock()
-        defer { lock.unlock() }
-        return try load()
-    }
-
-    private func load() throws -> [KeyRecord] {
+    /// Every record in the file; none when there is no file.
+    public func load() throws -> [KeyRecord] {
         var status = stat()
         guard lstat(path, &status) == 0 else { return [] }
         let data = Data(try SecretFile.read(path, maxBytes: 16 << 20))
@@ -135,15 +136,8 @@ public struct FileKeyringStore: KeyringStore {
         }
     }
 
-    public func saveKeyRecord(_ record: KeyRecord) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        var records = try load()
-        if let index = records.firstIndex(where: { $0.app == record.app && $0.kid == record.kid }) {
-            records[index] = record
-        } else {
-            records.append(record)
-        }
+    /// Replaces the file's records with `records`.
+    public func save(_ records: [KeyRecord]) throws {
         let data = try JSONEncoder.keyring.encode(records)
         try SecretFile.replace(Array(data), at: path)
     }

@@ -3,10 +3,18 @@ import Foundation
 public import TokenSigning
 import LinkdServer
 
-/// Opens the offline keyring in a data directory: `keys.json` and `master.key` (or `LINKD_MASTER_KEY`). A daemon's
-/// data directory is refused: the daemon keeps its keys in its store and never reads this keyring.
-enum LocalKeyring {
-    static func open(_ options: DataDirectoryOptions) throws -> Keyring {
+/// The offline keyring in a data directory: `keys.json` and `master.key` (or `LINKD_MASTER_KEY`). A daemon's data
+/// directory is refused: the daemon keeps its keys in its store and never reads this keyring.
+struct LocalKeyring {
+    /// The file of key records.
+    let file: KeyRecordFile
+    /// The file's records, opened with the master key.
+    let keyring: Keyring
+    /// What the records' secrets are sealed with.
+    let masterKey: MasterKey
+
+    /// Reads the keyring of `options`' directory; every record must open with its master key.
+    static func open(_ options: DataDirectoryOptions) throws -> LocalKeyring {
         let directory = options.path
         if let found = DaemonDataDirectory.daemonFile(in: directory) {
             throw CLIError(message: """
@@ -17,12 +25,20 @@ enum LocalKeyring {
                 """)
         }
         do {
-            let store = try FileKeyringStore(path: directory + "/keys.json")
+            let file = try KeyRecordFile(path: directory + "/keys.json")
             let master = try MasterKey.loadOrCreate(at: directory + "/master.key")
-            return try Keyring(store: store, masterKey: master)
+            return LocalKeyring(file: file, keyring: try Keyring(records: file.load(), masterKey: master), masterKey: master)
         } catch let error as TokenError {
             throw ValidationError("\(directory): \(error.message)")
         }
+    }
+
+    /// Applies `step` to the records, checks that its records open, and writes them to the file; the key it was about.
+    func change(_ step: (_ records: [KeyRecord], _ masterKey: MasterKey) throws -> KeyChange) throws -> KeyInfo {
+        let change = try step(keyring.records, masterKey)
+        _ = try keyring.replacing(records: change.records)
+        try file.save(change.records)
+        return change.key.info
     }
 }
 
@@ -80,8 +96,10 @@ struct KeyringCommand: ParsableCommand {
         @Option(help: "App id.") var app: String
         @Option(help: "hmac-sha256 or ed25519.") var suite: TokenSuite = .hmacSHA256
         func run() throws {
-            let keyring = try LocalKeyring.open(data)
-            try printJSON(try cliRun { try keyring.generate(app: app, suite: suite) })
+            let local = try LocalKeyring.open(data)
+            try printJSON(try cliRun {
+                try local.change { try KeyRotation.generate(records: $0, app: app, suite: suite, masterKey: $1) }
+            })
         }
     }
 
@@ -91,8 +109,10 @@ struct KeyringCommand: ParsableCommand {
         @Option(help: "App id.") var app: String
         @Option(help: "hmac-sha256 or ed25519.") var suite: TokenSuite = .hmacSHA256
         func run() throws {
-            let keyring = try LocalKeyring.open(data)
-            try printJSON(try cliRun { try keyring.rotate(app: app, suite: suite) })
+            let local = try LocalKeyring.open(data)
+            try printJSON(try cliRun {
+                try local.change { try KeyRotation.rotate(records: $0, app: app, suite: suite, masterKey: $1) }
+            })
         }
     }
 
@@ -101,7 +121,7 @@ struct KeyringCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOptions
         @Option(help: "App id (all apps when omitted).") var app: String?
         func run() throws {
-            try printJSON(try LocalKeyring.open(data).keys(app: app))
+            try printJSON(try LocalKeyring.open(data).keyring.keys(app: app))
         }
     }
 
@@ -111,8 +131,8 @@ struct KeyringCommand: ParsableCommand {
         @Option(help: "App id.") var app: String
         @Option(name: .customLong("kid"), help: "Key id.") var keyID: UInt32
         func run() throws {
-            let keyring = try LocalKeyring.open(data)
-            try cliRun { try keyring.retire(app: app, keyID: keyID) }
+            let local = try LocalKeyring.open(data)
+            _ = try cliRun { try local.change { records, _ in try KeyRotation.retire(records: records, app: app, keyID: keyID) } }
             print("retired \(app)/\(keyID)")
         }
     }
@@ -121,6 +141,6 @@ struct KeyringCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "jwks", abstract: "Print the app's Ed25519 public keys as a JWK set.")
         @OptionGroup var data: DataDirectoryOptions
         @Option(help: "App id.") var app: String
-        func run() throws { print(try LocalKeyring.open(data).jwks(app: app)) }
+        func run() throws { print(try LocalKeyring.open(data).keyring.jwks(app: app)) }
     }
 }

@@ -52,7 +52,7 @@ struct TokenCommand: ParsableCommand {
                 guard let parsed = LinkID(hex: link) else { throw ValidationError("--link must be 32 hex characters") }
                 linkID = parsed
             }
-            let keyring = try LocalKeyring.open(data)
+            let keyring = try LocalKeyring.open(data).keyring
             let now = UInt32(clamping: Int(Date().timeIntervalSince1970))
             let token = try cliRun {
                 try keyring.issue(app: app, suite: suite, linkID: linkID, expiresAt: now + seconds,
@@ -69,7 +69,7 @@ struct TokenCommand: ParsableCommand {
         @Option(help: "App id.") var app: String
         func run() throws {
             guard token.utf8.count <= 256 else { throw CLIError(message: "error: token is longer than 256 characters") }
-            let keyring = try LocalKeyring.open(data)
+            let keyring = try LocalKeyring.open(data).keyring
             let now = UInt32(clamping: Int(Date().timeIntervalSince1970))
             switch keyring.verify(token, app: app, now: now) {
             case .success(let claims): try printJSON(VerifiedToken(claims))

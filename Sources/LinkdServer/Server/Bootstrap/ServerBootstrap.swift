@@ -4,15 +4,14 @@ import LinkStore
 import Logging
 import TokenSigning
 
-/// What `linkd serve` sets up before it answers: the manifests, the master key, a keyring with an active key of
+/// What `linkd serve` sets up before it answers: the manifests, the master key, signing keys with an active key of
 /// every suite for every app, and on first start an admin key, written to a private file in the data directory.
 struct ServerBootstrap: Sendable {
     /// The manifests in force, behind the one handle every component reads.
     let apps: AppsInForce
-    /// The signing keys, sealed in the store under the master key, and their administration.
+    /// The signing keys, sealed in the store under the master key, and their administration (which holds the
+    /// keyring in force, `keys.inForce`).
     let keys: KeyAdministration
-    /// The keyring of `keys`.
-    var keyring: Keyring { keys.keyring }
     /// The master key: seals the signing keys and the webhook secrets.
     let masterKey: MasterKey
     /// The file the admin key made on this (first) start was written to (`<dataDir>/initial-admin-key`, mode 0600);
@@ -56,12 +55,12 @@ struct ServerBootstrap: Sendable {
 
     /// Makes an active key of every suite for each of `appIDs` that lacks one; the caller holds the store's key lock.
     static func generateMissingSigningKeys(for appIDs: [String], keys: KeyAdministration, logger: Logger) async throws {
-        let made = try await keys.changeHoldingLock { keyring -> [KeyInfo] in
+        let made = try await keys.changeHoldingLock { draft -> [KeyInfo] in
             var made: [KeyInfo] = []
             for app in appIDs {
                 for suite in TokenSuite.allCases
-                where !keyring.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
-                    made.append(try keyring.generate(app: app, suite: suite))
+                where !draft.keys(app: app).contains(where: { $0.suite == suite && $0.state == .active }) {
+                    made.append(try draft.generate(app: app, suite: suite))
                 }
             }
             return made

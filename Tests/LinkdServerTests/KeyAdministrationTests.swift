@@ -38,8 +38,8 @@ struct KeyAdministrationTests {
         _ = try await keys.change { try $0.generate(app: "handz", suite: .hmacSHA256) }
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
-            try await keys.change { keyring -> Int in
-                try keyring.rotate(app: "handz", suite: .hmacSHA256)
+            try await keys.change { draft -> Int in
+                try draft.rotate(app: "handz", suite: .hmacSHA256)
                 throw Refused()
             }
         }
