@@ -48,9 +48,12 @@ public struct PebbleServer: Sendable {
         }
     }
 
-    /// Points `host` at `address` in pebble's DNS (validation requests for it go there).
+    /// Points `host` at `address` in pebble's DNS (validation requests for it go there), replacing what it pointed at:
+    /// the DNS server outlives a test run and adds to a host's addresses, and past a few dozen its answers no longer
+    /// fit the CA's resolver ("dns: buffer size too small"), so every run on one machine after the first would fail.
     public func point(_ host: String, to address: String) throws {
         let curl = try ExternalTool.path("curl", install: "apt-get install -y curl")
+        try ExternalTool.run(curl, ["-sf", "-X", "POST", "-d", #"{"host":"\#(host)."}"#, dnsManagementURL + "/clear-a"])
         try ExternalTool.run(curl, ["-sf", "-X", "POST", "-d", #"{"host":"\#(host).","addresses":["\#(address)"]}"#, dnsManagementURL + "/add-a"])
     }
 

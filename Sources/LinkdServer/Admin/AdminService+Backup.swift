@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LinkdHTTP
 import LinkStore
 import Logging
 
@@ -27,7 +26,7 @@ extension AdminService {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw APIError(.serviceUnavailable, .storeUnavailable, "cannot make the backups folder \(directory): \(error.localizedDescription)")
+            throw AdminError(.unavailable, "cannot make the backups folder \(directory): \(error.localizedDescription)")
         }
         let path = Self.freeBackupPath(in: directory, at: createdAt)
         let clock = ContinuousClock()
@@ -63,14 +62,14 @@ extension AdminService {
     }
 
     /// The API's answer to a failed backup.
-    private static func backupError(_ error: any Error) -> APIError {
+    private static func backupError(_ error: any Error) -> AdminError {
         guard let error = error as? LinkStoreError else {
-            return APIError(.serviceUnavailable, .storeUnavailable, "the backup failed; retry later")
+            return AdminError(.unavailable, "the backup failed; retry later")
         }
         switch error.code {
-        case .unsupported: return APIError(.unprocessableContent, .unprocessable, error.message)
-        case .conflict: return APIError(.conflict, .conflict, error.message)
-        default: return APIError(.serviceUnavailable, .storeUnavailable, "the backup failed: \(error.message)")
+        case .unsupported: return AdminError(.invalid, error.message)
+        case .conflict: return AdminError(.conflict, error.message)
+        default: return AdminError(.unavailable, "the backup failed: \(error.message)")
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LinkdHTTP
 import LinkRouter
 import LinkStore
 import Logging
@@ -25,7 +24,7 @@ extension AdminService {
         let secret = WebhookSecret.generate()
         let sealed: [UInt8]
         do { sealed = try secret.sealed(with: masterKey, endpointID: id) } catch {
-            throw APIError(.internalServerError, .internalError, "cannot seal the webhook secret")
+            throw AdminError(.failed, "cannot seal the webhook secret")
         }
         let now = Date()
         let endpoint = WebhookEndpoint(
@@ -56,7 +55,7 @@ extension AdminService {
         endpoint.updated = Date()
         let entry = Self.webhookEntry(caller, .webhookUpdate, endpoint, at: endpoint.updated)
         guard try await LinkService.storing({ try await store.updateWebhookEndpoint(endpoint, audit: entry) }) else {
-            throw APIError(.notFound, .notFound, "no webhook endpoint \(endpoint.id)")
+            throw AdminError(.notFound, "no webhook endpoint \(endpoint.id)")
         }
         logger.logAdminAction(.webhookUpdate, actor: caller.keyID, Self.logged(endpoint))
         return endpoint
@@ -67,7 +66,7 @@ extension AdminService {
         let endpoint = try await webhook(id: id)
         let entry = Self.webhookEntry(caller, .webhookDelete, endpoint, at: Date())
         guard try await LinkService.storing({ try await store.deleteWebhookEndpoint(id: endpoint.id, audit: entry) }) else {
-            throw APIError(.notFound, .notFound, "no webhook endpoint \(endpoint.id)")
+            throw AdminError(.notFound, "no webhook endpoint \(endpoint.id)")
         }
         logger.logAdminAction(.webhookDelete, actor: caller.keyID, Self.logged(endpoint))
         return endpoint
@@ -84,7 +83,7 @@ extension AdminService {
         // Two steps, not one `guard … let … try await`: that form crashed the release build's coroutine splitting
         // (Swift 6.3.1, LLVM CoroSplit, signal 11).
         let found = id.utf8.count <= 64 ? try await findWebhook(id: id) : nil
-        guard let endpoint = found else { throw APIError(.notFound, .notFound, "no webhook endpoint \(id.prefix(64))") }
+        guard let endpoint = found else { throw AdminError(.notFound, "no webhook endpoint \(id.prefix(64))") }
         return endpoint
     }
 
@@ -95,7 +94,7 @@ extension AdminService {
     /// The newest `limit` (1–`maxWebhookLogEntries`) delivery attempts of the endpoint `id`, newest first.
     func webhookAttempts(id: String, limit: Int) async throws -> [WebhookAttempt] {
         guard (1...Self.maxWebhookLogEntries).contains(limit) else {
-            throw APIError(.badRequest, .badRequest, "limit must be 1–\(Self.maxWebhookLogEntries)")
+            throw AdminError(.badRequest, "limit must be 1–\(Self.maxWebhookLogEntries)")
         }
         let endpoint = try await webhook(id: id)
         return try await LinkService.storing { try await store.webhookAttempts(endpointID: endpoint.id, limit: limit) }
@@ -103,7 +102,7 @@ extension AdminService {
 
     private func checkWebhookURL(_ url: String) throws {
         do { try webhookPolicy.check(url: url) } catch {
-            throw APIError(.unprocessableContent, .unprocessable, error.message)
+            throw AdminError(.invalid, error.message)
         }
     }
 
@@ -111,11 +110,11 @@ extension AdminService {
     private static func eventTypes(_ names: [String]) throws -> [WebhookEventType] {
         let known = WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")
         guard !names.isEmpty, names.count <= WebhookEventType.allCases.count, Set(names).count == names.count else {
-            throw APIError(.unprocessableContent, .unprocessable, "events must name 1–\(WebhookEventType.allCases.count) distinct types of: \(known)")
+            throw AdminError(.invalid, "events must name 1–\(WebhookEventType.allCases.count) distinct types of: \(known)")
         }
         return try names.map { name in
             guard let type = WebhookEventType(rawValue: name) else {
-                throw APIError(.unprocessableContent, .unprocessable, "unknown event type '\(name.prefix(64))' (known: \(known))")
+                throw AdminError(.invalid, "unknown event type '\(name.prefix(64))' (known: \(known))")
             }
             return type
         }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LinkdHTTP
 import LinkRouter
 import LinkStore
 import Logging
@@ -8,8 +7,8 @@ import TokenSigning
 
 /// The admin actions, written once for both of their front doors: the JSON admin API (`AdminRoutes`) and the web
 /// console (`ConsoleRoutes`). Each action validates its input, writes its audit entry in the change's own
-/// transaction (as the acting key: `Caller.keyID`), logs the action once done, and throws an `APIError` (or a
-/// `LinkError`) that either front door turns into its own answer.
+/// transaction (as the acting key: `Caller.keyID`), logs the action once done, and throws a domain error with a code
+/// (`AdminError`, `LinkError`, `ManifestPublishError`) that both front doors answer through `APIError.answering`.
 struct AdminService: Sendable {
     let store: StoreFront
     let keys: KeyAdministration
@@ -61,7 +60,7 @@ struct AdminService: Sendable {
     func rotate(app: String, suiteName: String?, by caller: Caller, logger: Logger) async throws -> KeyInfo {
         try requireApp(app)
         guard let suite = TokenSuite(name: suiteName ?? "hmac-sha256") else {
-            throw APIError(.unprocessableContent, .unprocessable, "suite must be hmac-sha256 or ed25519")
+            throw AdminError(.invalid, "suite must be hmac-sha256 or ed25519")
         }
         let key = try await keyOperation {
             try await keys.rotate(app: app, suite: suite) { key in
@@ -78,10 +77,10 @@ struct AdminService: Sendable {
     func retire(app: String, kid: UInt32?, by caller: Caller, logger: Logger) async throws -> KeyInfo {
         try requireApp(app)
         guard let kid, let key = keys.keyring.keys(app: app).first(where: { $0.kid == kid }) else {
-            throw APIError(.notFound, .notFound, "no such key of \(app)")
+            throw AdminError(.notFound, "no such key of \(app)")
         }
         guard key.state != .active else {
-            throw APIError(.conflict, .conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
+            throw AdminError(.conflict, "key \(kid) is the active \(key.suite.name) key of \(app): rotate first")
         }
         let retired = try await keyOperation {
             try await keys.change(audit: { _ -> AuditEntry? in
@@ -130,13 +129,13 @@ struct AdminService: Sendable {
         if let status {
             guard let known = LinkListStatus(rawValue: status) else {
                 let names = LinkListStatus.allCases.map(\.rawValue).joined(separator: ", ")
-                throw APIError(.badRequest, .badRequest, "status must be one of \(names)")
+                throw AdminError(.badRequest, "status must be one of \(names)")
             }
             listStatus = known
         }
         var position: LinkPosition?
         if let cursor {
-            guard let known = LinkCursor.position(cursor) else { throw APIError(.badRequest, .badRequest, "the cursor is not one linkd made") }
+            guard let known = LinkCursor.position(cursor) else { throw AdminError(.badRequest, "the cursor is not one linkd made") }
             position = known
         }
         return try await links.list(LinkListQuery(app: app, owner: owner, status: listStatus, after: position, limit: limit))
@@ -161,16 +160,16 @@ struct AdminService: Sendable {
         kindName: String, app: String?, label: String, by caller: Caller, logger: Logger
     ) async throws -> (record: APIKeyRecord, secret: String) {
         guard let kind = APIKeyKind(rawValue: kindName) else {
-            throw APIError(.unprocessableContent, .unprocessable, "kind must be client or admin")
+            throw AdminError(.invalid, "kind must be client or admin")
         }
         guard !label.isEmpty, label.unicodeScalars.count <= Self.maxLabelLength else {
-            throw APIError(.unprocessableContent, .unprocessable, "label must be 1–\(Self.maxLabelLength) characters")
+            throw AdminError(.invalid, "label must be 1–\(Self.maxLabelLength) characters")
         }
-        try LinkService.checkPrintable(label, field: "label") { APIError(.unprocessableContent, .unprocessable, $0) }
+        try LinkService.checkPrintable(label, field: "label") { AdminError(.invalid, $0) }
         switch (kind, app) {
         case (.client, let app?): try requireApp(app)
-        case (.client, nil): throw APIError(.unprocessableContent, .unprocessable, "a client key needs 'app'")
-        case (.admin, _?): throw APIError(.unprocessableContent, .unprocessable, "an admin key has no 'app'")
+        case (.client, nil): throw AdminError(.invalid, "a client key needs 'app'")
+        case (.admin, _?): throw AdminError(.invalid, "an admin key has no 'app'")
         case (.admin, nil): break
         }
         let (record, secret) = APIKeyAuthenticator.makeKey(kind: kind, app: app, label: label)
@@ -193,11 +192,11 @@ struct AdminService: Sendable {
         let known = try await allAPIKeys().first { $0.id == id }
         let entry = Self.entry(caller, .apiKeyRevoke, id, app: known?.app)
         guard try await LinkService.storing({ try await store.revokeAPIKey(id: id, at: Date(), audit: entry) }) else {
-            throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
+            throw AdminError(.notFound, "no API key \(id.prefix(64))")
         }
         logger.logAdminAction(.apiKeyRevoke, actor: caller.keyID, ["apiKey": "\(id)"])
         guard let record = try await allAPIKeys().first(where: { $0.id == id }) else {
-            throw APIError(.notFound, .notFound, "no API key \(id.prefix(64))")
+            throw AdminError(.notFound, "no API key \(id.prefix(64))")
         }
         apiKeys.remember(record)
         return record
@@ -208,10 +207,10 @@ struct AdminService: Sendable {
     /// The newest `limit` audit entries matching `filter`, newest first.
     func auditLog(filter: AuditFilter, limit: Int) async throws -> [AuditEntry] {
         guard (1...Self.maxAuditEntries).contains(limit) else {
-            throw APIError(.badRequest, .badRequest, "limit must be 1–\(Self.maxAuditEntries)")
+            throw AdminError(.badRequest, "limit must be 1–\(Self.maxAuditEntries)")
         }
         for value in [filter.actor, filter.action, filter.app].compactMap({ $0 }) where value.unicodeScalars.count > Self.maxFilterLength {
-            throw APIError(.badRequest, .badRequest, "a filter value is at most \(Self.maxFilterLength) characters")
+            throw AdminError(.badRequest, "a filter value is at most \(Self.maxFilterLength) characters")
         }
         return try await LinkService.storing { try await store.auditLog(filter: filter, limit: limit) }
     }
@@ -238,17 +237,17 @@ struct AdminService: Sendable {
 
     private static func checkOwner(_ owner: String) throws {
         guard !owner.isEmpty, owner.unicodeScalars.count <= LinkService.Caps.ownerLength else {
-            throw APIError(.unprocessableContent, .unprocessable, "owner must be 1–\(LinkService.Caps.ownerLength) characters")
+            throw AdminError(.invalid, "owner must be 1–\(LinkService.Caps.ownerLength) characters")
         }
-        try LinkService.checkPrintable(owner, field: "owner") { APIError(.unprocessableContent, .unprocessable, $0) }
+        try LinkService.checkPrintable(owner, field: "owner") { AdminError(.invalid, $0) }
     }
 
     @discardableResult
     private func keyOperation<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as TokenError {
-            throw APIError(.serviceUnavailable, .storeUnavailable, "the key operation failed: \(error.message)")
+            throw AdminError(.unavailable, "the key operation failed: \(error.message)")
         } catch is LinkStoreError {
-            throw APIError(.serviceUnavailable, .storeUnavailable, "the store failed; the keys are unchanged; retry later")
+            throw AdminError(.unavailable, "the store failed; the keys are unchanged; retry later")
         }
     }
 

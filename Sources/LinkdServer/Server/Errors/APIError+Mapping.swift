@@ -47,3 +47,17 @@ extension LinkStoreError: APIErrorConvertible {
         }
     }
 }
+
+extension AdminError: APIErrorConvertible {
+    /// The API's answer to a refused or failed admin action.
+    var apiError: APIError {
+        switch code {
+        case .invalid: APIError(.unprocessableContent, .unprocessable, message)
+        case .badRequest: APIError(.badRequest, .badRequest, message)
+        case .notFound: APIError(.notFound, .notFound, message)
+        case .conflict: APIError(.conflict, .conflict, message)
+        case .unavailable: APIError(.serviceUnavailable, .storeUnavailable, message)
+        case .failed: APIError(.internalServerError, .internalError, message)
+        }
+    }
+}
