@@ -213,11 +213,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Runs the built `linkd` binary as a process, for the CLI tests of every module; iOS's reading of an
-        // apple-app-site-association and the URLs to try against it (from LinkRouter's manifests).
+        // The one launcher of the built `linkd` binary (`LinkdDaemon`, `LinkdProcess`) for the tests that depend on
+        // `linkd`; iOS's and Android's reading of the well-known files and the URLs to try against them (from
+        // LinkRouter's manifests); fixtures both server and journey tests use (user agents, claim codes in pages).
         .target(
             name: "LinkdTestSupport",
-            dependencies: ["LinkRouter"],
+            dependencies: ["LinkRouter", "TokenSigning"],
             path: "Tests/LinkdTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -237,6 +238,8 @@ let package = Package(
             dependencies: ["LinkStore", "LinkdTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // The server in-process (`buildServer` on a real port, `withAPI`). It does not depend on `linkd` and never
+        // starts the binary: a test that runs `linkd serve` as a process belongs in JourneyTests.
         .testTarget(
             name: "LinkdServerTests",
             dependencies: [
@@ -259,10 +262,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Every test that runs the built `linkd` binary as a process (its verbs, and the daemon it serves).
+        // Every test that runs the built `linkd` binary as a process: its verbs, and the daemon it serves, from the
+        // first request to the last answer. It depends on `linkd`, so `swift test` rebuilds the binary it runs.
+        // LinkdServer, LinkdHTTP and LinkRouter: what a test checks the daemon's answers against (the router, the
+        // webhook address policy).
         .testTarget(
-            name: "CLITests",
-            dependencies: ["linkd", "LinkdTestSupport", "TokenSigning"],
+            name: "JourneyTests",
+            dependencies: [
+                "linkd",
+                "LinkdServer",
+                "LinkdHTTP",
+                "LinkRouter",
+                "LinkdTestSupport",
+                "TokenSigning",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The webhook receiver: a Hummingbird server in the test process.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The client against the built daemon as a process (LinkdTestSupport), its wire types against the server's

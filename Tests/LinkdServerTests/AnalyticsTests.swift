@@ -8,15 +8,9 @@ import Testing
 
 /// Per-link and per-app analytics against the live server: real HTTP requests to the share URL from iPhone,
 /// Android, desktop and link-preview user agents, then `GET /v1/links/{id}/stats` and `GET /v1/apps/{app}/stats`
-/// after a flush (both stores) and after a restart of the daemon (both stores).
+/// after a flush (both stores). After a restart of the daemon: JourneyTests' `StatsRestartTests`.
 @Suite("Link and app analytics", .serialized)
 struct AnalyticsTests {
-    /// Opens of the share page: 2 from an iPhone, 3 from Android, 1 from a desktop, 2 link-preview crawlers.
-    static let opens: [(String, Int)] = [
-        (WebPagesTests.iPhone, 2), (WebPagesTests.android, 3), (WebPagesTests.desktop, 1), (WebPagesTests.crawler, 1),
-        ("Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", 1),
-    ]
-
     /// Polls `GET path` with `key` until `done` holds for its JSON (10 s at most); the last answer.
     static func poll(_ api: API, _ path: String, key: String, until done: ([String: Any]) -> Bool) async throws -> [String: Any] {
         var last: [String: Any] = [:]
@@ -35,14 +29,14 @@ struct AnalyticsTests {
         try await withAPI(on: store, { $0.store.clickFlushSeconds = 0.1 }) { api in
             let link = try await DeferredLinkTests.ordentusLink(api)
             let other = try await DeferredLinkTests.ordentusLink(api, event: "retro")
-            for (agent, times) in Self.opens {
+            for (agent, times) in UserAgent.opens {
                 for _ in 0..<times {
                     #expect(try await api.call(.get, "/s/\(link.token)", headers: [.userAgent: agent]).status == 200)
                 }
             }
-            #expect(try await api.call(.head, "/s/\(link.token)", headers: [.userAgent: WebPagesTests.iPhone]).status == 200)
-            #expect(try await api.call(.get, "/s/\(other.token)", headers: [.userAgent: WebPagesTests.desktop]).status == 200)
-            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: WebPagesTests.android])
+            #expect(try await api.call(.head, "/s/\(link.token)", headers: [.userAgent: UserAgent.iPhone]).status == 200)
+            #expect(try await api.call(.get, "/s/\(other.token)", headers: [.userAgent: UserAgent.desktop]).status == 200)
+            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android])
             #expect(redirect.status == 302)
 
             let stats = try await Self.poll(api, "/v1/links/\(link.id)/stats", key: api.adminKey) { ($0["clicks"] as? Int) == 6 && ($0["installs"] as? Int) == 1 }
@@ -101,41 +95,5 @@ struct AnalyticsTests {
             #expect(metrics.contains("linkd_link_opens_total{app=\"ordentus\",platform=\"preview\"} 2"))
             #expect(metrics.contains("linkd_store_redirects_total{app=\"ordentus\",platform=\"android\"} 1"))
         }
-    }
-
-    @Test("stats and a claim code survive a restart of the daemon", arguments: StoreKind.allCases)
-    func statsSurviveRestart(store: StoreKind) async throws {
-        let dir = temporaryDataDir()
-        var environment: [String: String] = [:]
-        if store == .postgres { environment["LINKD_DATABASE_URL"] = try TestPostgres.shared().freshDatabase() }
-        let first = try LinkdDaemon(dataDir: dir, environment: environment)
-        let admin = try #require(first.initialAdminKey)
-        let created = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
-            "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
-        ])
-        let id = try #require(created.json["id"] as? String)
-        let token = try #require(created.json["token"] as? String)
-        for (agent, times) in Self.opens {
-            for _ in 0..<times {
-                #expect(try await TestHTTP.send("GET", first.baseURL + "/s/\(token)", headers: ["User-Agent": agent]).status == 200)
-            }
-        }
-        let page = try await TestHTTP.send("GET", first.baseURL + "/s/\(token)/install/ios", headers: ["User-Agent": WebPagesTests.iPhone])
-        let code = try #require(DeferredLinkTests.code(inClaimPage: String(decoding: page.body, as: UTF8.self)))
-        #expect(first.stop(), "SIGTERM: the last flush writes what was counted")
-
-        let second = try LinkdDaemon(dataDir: dir, environment: environment)
-        defer { second.stop() }
-        let stats = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)/stats", bearer: admin)
-        #expect(stats.status == 200)
-        #expect(stats.json["clicks"] as? Int == 6)
-        #expect(stats.json["byPlatform"] as? [String: Int] == ["ios": 2, "android": 3, "desktop": 1])
-        #expect(stats.json["previews"] as? Int == 2)
-        #expect(stats.json["installs"] as? Int == 1)
-        #expect((stats.json["claims"] as? [String: Int])?["made"] == 1)
-        let claimed = try await TestHTTP.send("POST", second.baseURL + "/v1/claims/\(code)", json: ["state": "free"])
-        #expect(claimed.status == 200)
-        #expect(claimed.json["route"] as? String == "ShareLink/FlowView")
-        #expect(try await TestHTTP.send("POST", second.baseURL + "/v1/claims/\(code)").status == 404)
     }
 }

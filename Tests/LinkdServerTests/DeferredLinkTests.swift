@@ -12,10 +12,6 @@ import TokenSigning
 /// links, expiry, and the limits on making and claiming codes — on SQLite and PostgreSQL.
 @Suite("Deferred deep links", .serialized)
 struct DeferredLinkTests {
-    static let iPhone = WebPagesTests.iPhone
-    static let android = WebPagesTests.android
-    static let crawler = WebPagesTests.crawler
-
     /// An Ordentus link (Android package `com.ordentus.app`, App Store id 6470000002) made with the admin key.
     static func ordentusLink(_ api: API, event: String = "standup") async throws -> (id: String, token: String, url: String) {
         let reply = try await api.call(.post, "/v1/links", key: api.adminKey, json: [
@@ -27,18 +23,6 @@ struct DeferredLinkTests {
         return (id, token, url)
     }
 
-    /// The claim code in a Google Play redirect's `referrer`, or nil.
-    static func code(inPlayRedirect location: String?) -> String? {
-        guard let location, let range = location.range(of: "&referrer=linkd_claim%3D") else { return nil }
-        return String(location[range.upperBound...])
-    }
-
-    /// The claim code in the iOS claim page's link (`…#linkd_claim=CODE"`), or nil.
-    static func code(inClaimPage html: String) -> String? {
-        guard let range = html.range(of: "#linkd_claim=") else { return nil }
-        return String(html[range.upperBound...].prefix(ClaimCode.textLength))
-    }
-
     /// The JSON of a body, for comparing documents whatever their key order.
     static func object(_ text: String) -> NSDictionary? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? NSDictionary
@@ -48,31 +32,31 @@ struct DeferredLinkTests {
     func androidReferrerFlow(store: StoreKind) async throws {
         try await withAPI(on: store, { $0.store.clickFlushSeconds = 0.1 }) { api in
             let link = try await Self.ordentusLink(api)
-            let landing = try await api.call(.get, "/s/\(link.token)", headers: [.userAgent: Self.android])
+            let landing = try await api.call(.get, "/s/\(link.token)", headers: [.userAgent: UserAgent.android])
             #expect(landing.status == 200)
             let install = "https://links.ordentus.example/s/\(link.token)/install/android"
             #expect(landing.text.contains("id=\"google-play\" href=\"\(install)\""))
             // The intent link's fallback (the app is not installed) is the same store redirect.
             #expect(landing.text.contains("S.browser_fallback_url=\(install.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))!);end"))
 
-            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android])
+            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android])
             #expect(redirect.status == 302)
             #expect(redirect.headers[.cacheControl] == "no-store")
             let location = try #require(redirect.headers[.location])
             #expect(location.hasPrefix("https://play.google.com/store/apps/details?id=com.ordentus.app&referrer=linkd_claim%3D"))
-            let code = try #require(Self.code(inPlayRedirect: location))
+            let code = try #require(ClaimCodeText.code(inPlayRedirect: location))
             #expect(code.count == 22, "128 random bits as base64url")
 
             // Two redirects, two different codes.
-            let again = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android])
-            #expect(Self.code(inPlayRedirect: again.headers[.location]) != code)
+            let again = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android])
+            #expect(ClaimCodeText.code(inPlayRedirect: again.headers[.location]) != code)
 
             let claimed = try await api.call(.post, "/v1/claims/\(code)", json: ["state": "signedOut"])
             #expect(claimed.status == 200)
             let resolved = try await api.call(.post, "/v1/resolve", json: ["url": link.url, "state": "signedOut"])
             #expect(Self.object(claimed.text) == Self.object(resolved.text), "the claim answers exactly what /v1/resolve answers")
             #expect(claimed.json["outcome"] as? String == "intercept", "signed out, Ordentus's event detail is intercepted")
-            let signedIn = try await api.call(.post, "/v1/claims/\(Self.code(inPlayRedirect: again.headers[.location])!)")
+            let signedIn = try await api.call(.post, "/v1/claims/\(ClaimCodeText.code(inPlayRedirect: again.headers[.location])!)")
             #expect(signedIn.status == 200)
             #expect(signedIn.json["route"] as? String == "Onboarding/Welcome" || signedIn.json["outcome"] as? String == "intercept",
                     "no state: the app's unauthenticated state, as /v1/resolve")
@@ -115,10 +99,10 @@ struct DeferredLinkTests {
             let link = try await api.createHandzLink(key: key)
             let token = try #require(link["token"] as? String)
             let url = try #require(link["url"] as? String)
-            let landing = try await api.call(.get, "/s/\(token)", headers: [.userAgent: Self.iPhone])
+            let landing = try await api.call(.get, "/s/\(token)", headers: [.userAgent: UserAgent.iPhone])
             #expect(landing.text.contains("id=\"app-store\" href=\"https://links.handz.example/s/\(token)/install/ios\""))
 
-            let page = try await api.call(.get, "/s/\(token)/install/ios", headers: [.userAgent: Self.iPhone])
+            let page = try await api.call(.get, "/s/\(token)/install/ios", headers: [.userAgent: UserAgent.iPhone])
             #expect(page.status == 200)
             #expect(page.headers[.cacheControl] == "no-store")
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
@@ -128,7 +112,7 @@ struct DeferredLinkTests {
             #expect(page.text.contains("<a id=\"claim-link\" href=\"\(url)#linkd_claim="))
             #expect(page.text.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id6470000001\""))
             #expect(page.text.contains("<script src=\"/static/claim.js\" defer></script>"))
-            let code = try #require(Self.code(inClaimPage: page.text))
+            let code = try #require(ClaimCodeText.code(inClaimPage: page.text))
 
             let script = try await api.call(.get, "/static/claim.js")
             #expect(script.status == 200)
@@ -142,12 +126,12 @@ struct DeferredLinkTests {
             #expect(claimed.json["route"] as? String == "ShareLink/FlowView")
 
             // Handz has no Android package: no store to send anyone to.
-            #expect(try await api.call(.get, "/s/\(token)/install/android", headers: [.userAgent: Self.android]).status == 404)
+            #expect(try await api.call(.get, "/s/\(token)/install/android", headers: [.userAgent: UserAgent.android]).status == 404)
             #expect(try await api.call(.get, "/s/\(token)/install/windows").status == 404)
             #expect(try await api.call(.get, "/s/AQAAAAEforged/install/ios").status == 404)
             // Bad claim bodies: 4xx JSON, and the code is not spent by them.
-            let again = try await api.call(.get, "/s/\(token)/install/ios", headers: [.userAgent: Self.iPhone])
-            let fresh = try #require(Self.code(inClaimPage: again.text))
+            let again = try await api.call(.get, "/s/\(token)/install/ios", headers: [.userAgent: UserAgent.iPhone])
+            let fresh = try #require(ClaimCodeText.code(inClaimPage: again.text))
             #expect(try await api.call(.post, "/v1/claims/\(fresh)", raw: "{", contentType: "application/json").errorCode == "bad_request")
             #expect(try await api.call(.post, "/v1/claims/\(fresh)", json: ["state": "free", "extra": 1]).errorCode == "bad_request")
             #expect(try await api.call(.post, "/v1/claims/\(fresh)", json: ["state": String(repeating: "s", count: 65)]).status == 400)
@@ -161,11 +145,11 @@ struct DeferredLinkTests {
     func revokedLinkClaim(store: StoreKind) async throws {
         try await withAPI(on: store) { api in
             let link = try await Self.ordentusLink(api)
-            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android])
-            let code = try #require(Self.code(inPlayRedirect: redirect.headers[.location]))
+            let redirect = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android])
+            let code = try #require(ClaimCodeText.code(inPlayRedirect: redirect.headers[.location]))
             #expect(try await api.call(.delete, "/v1/links/\(link.id)", key: api.adminKey).status == 200)
 
-            let after = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android])
+            let after = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android])
             #expect(after.status == 410, "the share path's own unavailable page")
             #expect(after.headers[.location] == nil)
 
@@ -185,14 +169,14 @@ struct DeferredLinkTests {
             configuration.claims.claimAttemptsPerMinute = 0.01
         }) { api in
             let link = try await Self.ordentusLink(api)
-            func redirect(_ agent: String = Self.android) async throws -> String? {
+            func redirect(_ agent: String = UserAgent.android) async throws -> String? {
                 try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: agent]).headers[.location]
             }
             let plain = "https://play.google.com/store/apps/details?id=com.ordentus.app"
-            #expect(try await redirect(Self.crawler) == plain, "a link-preview crawler goes to the store without a code")
-            #expect(try await api.call(.head, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android]).headers[.location] == plain)
+            #expect(try await redirect(UserAgent.crawler) == plain, "a link-preview crawler goes to the store without a code")
+            #expect(try await api.call(.head, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android]).headers[.location] == plain)
             var coded = 0
-            for _ in 0..<Int(DeferredLinks.codeBurst) { if Self.code(inPlayRedirect: try await redirect()) != nil { coded += 1 } }
+            for _ in 0..<Int(DeferredLinks.codeBurst) { if ClaimCodeText.code(inPlayRedirect: try await redirect()) != nil { coded += 1 } }
             #expect(coded == Int(DeferredLinks.codeBurst))
             #expect(try await redirect() == plain, "past the address's burst: the store, without a code")
 
@@ -209,14 +193,14 @@ struct DeferredLinkTests {
             let link = try await Self.ordentusLink(api)
             var codes: [String?] = []
             for _ in 0..<3 {
-                codes.append(Self.code(inPlayRedirect: try await api.call(
-                    .get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android]).headers[.location]))
+                codes.append(ClaimCodeText.code(inPlayRedirect: try await api.call(
+                    .get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android]).headers[.location]))
             }
             #expect(codes[0] != nil && codes[1] != nil)
             #expect(codes[2] == nil, "maxLiveClaimCodes: 2")
             #expect(try await api.call(.post, "/v1/claims/\(codes[0]!)").status == 200)
-            #expect(Self.code(inPlayRedirect: try await api.call(
-                .get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android]).headers[.location]) != nil,
+            #expect(ClaimCodeText.code(inPlayRedirect: try await api.call(
+                .get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android]).headers[.location]) != nil,
                 "a claimed code leaves room for a new one")
             let metrics = try await api.call(.get, "/metrics").text
             #expect(metrics.contains("linkd_claim_codes_withheld_total{reason=\"cap\"} 1"))
@@ -229,8 +213,8 @@ struct DeferredLinkTests {
     func unknownStateKeepsCode(store: StoreKind) async throws {
         try await withAPI(on: store) { api in
             let link = try await Self.ordentusLink(api)
-            let location = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: Self.android]).headers[.location]
-            let code = try #require(Self.code(inPlayRedirect: location))
+            let location = try await api.call(.get, "/s/\(link.token)/install/android", headers: [.userAgent: UserAgent.android]).headers[.location]
+            let code = try #require(ClaimCodeText.code(inPlayRedirect: location))
             let refused = try await api.call(.post, "/v1/claims/\(code)", json: ["state": "pro"])
             #expect(refused.status == 422)
             #expect(refused.errorCode == "unknown_state")
@@ -252,8 +236,8 @@ struct DeferredLinkTests {
             let first = try await Self.ordentusLink(api, event: "standup")
             let second = try await Self.ordentusLink(api, event: "retro")
             func redirect(_ token: String) async throws -> String? {
-                Self.code(inPlayRedirect: try await api.call(
-                    .get, "/s/\(token)/install/android", headers: [.userAgent: Self.android]).headers[.location])
+                ClaimCodeText.code(inPlayRedirect: try await api.call(
+                    .get, "/s/\(token)/install/android", headers: [.userAgent: UserAgent.android]).headers[.location])
             }
             #expect(try await redirect(first.token) != nil)
             #expect(try await redirect(first.token) != nil)
@@ -263,26 +247,4 @@ struct DeferredLinkTests {
             #expect(metrics.contains("linkd_claim_codes_withheld_total{reason=\"link_cap\"} 1"), "\(metrics)")
         }
     }
-
-    @Test("chromium renders the iOS claim page at a phone's size, with its copy button")
-    func claimPageInChromium() async throws {
-        let artifacts = LinkdProcess.repositoryRoot.appendingPathComponent("artifacts/web/deferred")
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir())
-        defer { daemon.stop() }
-        let admin = try #require(daemon.initialAdminKey)
-        let created = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: admin, json: [
-            "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()], "title": "Guard pass flow",
-        ])
-        let token = try #require(created.json["token"] as? String)
-        let screenshot = artifacts.appendingPathComponent("claim-ios-phone.png")
-        let dom = try Chromium.load(daemon.baseURL + "/s/\(token)/install/ios", size: "390,844", screenshot: screenshot, userAgent: Self.iPhone)
-        #expect(Chromium.pngSize(at: screenshot)?.width == 390)
-        #expect(dom.contains("<h1>Get Handz</h1>"))
-        #expect(dom.contains("<strong>Guard pass flow</strong>"))
-        #expect(dom.contains("id=\"claim-link\" href=\"https://links.handz.example/s/\(token)#linkd_claim="))
-        // The script ran (the policy let /static/claim.js run): the copy button is shown.
-        #expect(dom.contains("id=\"copy-and-go\" type=\"button\" data-claim="), "the button lost its hidden attribute")
-        #expect(!dom.contains("id=\"copy-and-go\" type=\"button\" hidden"))
-    }
 }
-

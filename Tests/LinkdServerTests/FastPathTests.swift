@@ -56,11 +56,11 @@ struct FastPathTests {
                 Self.get("//v1//resolve?url=handz%3A%2F%2Flibrary&state=free&app=handz"),
                 Self.post("/v1/resolve", json: #"{"url":"\#(shareURL)","state":"free"}"#),
                 Self.post("/v1/resolve", json: #"{"url":"handz://library","state":null}"#, contentType: "application/json; charset=utf-8"),
-                Self.get("/s/\(token)", agent: WebPagesTests.desktop),
-                Self.get("/s/\(token)", agent: WebPagesTests.iPhone),
-                Self.get("/s/\(token)", agent: WebPagesTests.crawler),
+                Self.get("/s/\(token)", agent: UserAgent.desktop),
+                Self.get("/s/\(token)", agent: UserAgent.iPhone),
+                Self.get("/s/\(token)", agent: UserAgent.crawler),
                 Self.get("/s/\(token)"),
-                Self.get("/s/\(goneToken)", agent: WebPagesTests.android),
+                Self.get("/s/\(goneToken)", agent: UserAgent.android),
                 Self.get("/s/AAAA"),
             ]
             // Warm the caches (link records, previews, rendered pages) through the reference path.

@@ -188,12 +188,12 @@ struct HTTPSemanticsTests {
             func clicks() async throws -> Int { try await api.call(.get, "/v1/links/\(id)", key: key).json["clicks"] as? Int ?? -1 }
             for _ in 0..<3 {
                 let connection = try RawConnection(port: port)
-                try await connection.send(Self.request("HEAD", "/s/\(token)", host: "links.handz.example", headers: ["User-Agent: \(WebPagesTests.desktop)"]))
+                try await connection.send(Self.request("HEAD", "/s/\(token)", host: "links.handz.example", headers: ["User-Agent: \(UserAgent.desktop)"]))
                 #expect(try await connection.readHead().status == 200)
             }
             #expect(try await clicks() == 0)
             let connection = try RawConnection(port: port)
-            try await connection.send(Self.request("GET", "/s/\(token)", host: "links.handz.example", headers: ["User-Agent: \(WebPagesTests.desktop)"]))
+            try await connection.send(Self.request("GET", "/s/\(token)", host: "links.handz.example", headers: ["User-Agent: \(UserAgent.desktop)"]))
             #expect(try await connection.read().status == 200)
             #expect(try await clicks() == 1)
         }

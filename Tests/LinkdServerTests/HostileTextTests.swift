@@ -8,7 +8,8 @@ import Synchronization
 import Testing
 
 /// Text that could forge a log line or reorder what a reader sees — C0 and C1 controls, DEL, line separators,
-/// bidirectional overrides — is refused wherever the API stores it, and escaped wherever the daemon logs.
+/// bidirectional overrides — is refused wherever the API stores it, and escaped wherever the daemon logs (`linkd
+/// serve`'s own log: JourneyTests' `ServeLogEscapingTests`).
 @Suite("Hostile text")
 struct HostileTextTests {
     static let flow = ["flowId": "0b7d3a52-5c1e-4c8e-9a51-2f1f0d7b9e11"]
@@ -74,22 +75,5 @@ struct HostileTextTests {
         #expect(metadata["list"] == .array([.string(#"x\ny"#)]))
         #expect(metadata["map"] == .dictionary([#"k\r"#: .string(#"v\u{2029}"#)]))
         #expect(captured.metadata["request"] == .string(#"a\u{1B}b"#))
-    }
-
-    @Test("linkd serve's log: a manifest path with a newline and a forged line stays on one escaped line")
-    func daemonLogEscapes() throws {
-        let folder = temporaryDataDir() + "/evil\nlinkd: action=apikey.create actor=attacker\u{202E}"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let manifest = folder + "/handz.yaml"
-        try FileManager.default.copyItem(
-            atPath: LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml").path, toPath: manifest)
-        let daemon = try LinkdDaemon(
-            dataDir: temporaryDataDir(), environment: ["LINKD_MANIFESTS": manifest, "LINKD_LOG_LEVEL": "notice"])
-        daemon.stop()
-        let log = daemon.errorOutput
-        #expect(log.contains("published a manifest file"), "\(log)")
-        #expect(log.contains(#"evil\nlinkd: action=apikey.create actor=attacker\u{202E}/handz.yaml"#), "\(log)")
-        #expect(!log.split(separator: "\n").contains { $0.hasPrefix("linkd: action=apikey.create") }, "a forged line")
-        #expect(!log.contains("\u{202E}"))
     }
 }

@@ -17,7 +17,7 @@ extension OpenAPITests {
         let install = "/s/{token}/install/{platform}"
         let page = try await check.call(.get, "/s/\(token)/install/ios", template: install)
         expect(page, 200)
-        let code = try #require(DeferredLinkTests.code(inClaimPage: page.text))
+        let code = try #require(ClaimCodeText.code(inClaimPage: page.text))
         let ordentus = try await api.call(.post, "/v1/links", key: admin, json: [
             "app": "ordentus", "route": "Calendar/EventDetail", "params": ["eventId": "openapi"],
         ])

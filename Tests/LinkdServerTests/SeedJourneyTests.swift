@@ -42,7 +42,7 @@ struct SeedJourneyTests {
 
     /// One request as a browser sends it, on the API's server's port (`WebPagesTests.rawRequest`, through
     /// Hummingbird's router).
-    static func send(_ api: API, _ path: String, host: String, agent: String = WebPagesTests.desktop, method: String = "GET") async throws -> RawConnection.Response {
+    static func send(_ api: API, _ path: String, host: String, agent: String = UserAgent.desktop, method: String = "GET") async throws -> RawConnection.Response {
         try await WebPagesTests.rawRequest(method, port: try #require(api.client.port), path, host: host, agent: agent, close: true)
     }
 
@@ -109,7 +109,7 @@ struct SeedJourneyTests {
                 #expect(r.cta == ctas[state], "§8.3 CTA for \(state)")
                 #expect(r.linkStatus == "revoked")
             }
-            let page = try await Self.send(api, "/s/\(token)", host: "links.handz.example", agent: WebPagesTests.iPhone)
+            let page = try await Self.send(api, "/s/\(token)", host: "links.handz.example", agent: UserAgent.iPhone)
             #expect(page.status == 410)
             #expect(page.text.contains("This link is no longer available."))
             #expect(page.text.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
@@ -126,7 +126,7 @@ struct SeedJourneyTests {
             let flowID = UUID().uuidString.lowercased()
             let created = try await api.call(.post, "/v1/links", key: key, json: ["params": ["flowId": flowID]])
             let token = try #require(created.string("token"))
-            let page = try await Self.send(api, "/s/\(token)", host: "links.handz.example", agent: WebPagesTests.desktop)
+            let page = try await Self.send(api, "/s/\(token)", host: "links.handz.example", agent: UserAgent.desktop)
             #expect(page.status == 200)
             #expect(page.text.contains("<h1>Flow \(flowID)</h1>"), "the origin was asked for the shared flow")
         }
@@ -244,7 +244,7 @@ struct SeedJourneyTests {
     func appLinkPages() async throws {
         try await withAPI { api in
             let flowID = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-            for (agent, open) in [(WebPagesTests.iPhone, "handz://flows/\(flowID)"), (WebPagesTests.desktop, "https://handz.example/get-the-app")] {
+            for (agent, open) in [(UserAgent.iPhone, "handz://flows/\(flowID)"), (UserAgent.desktop, "https://handz.example/get-the-app")] {
                 let page = try await Self.send(api, "/flows/\(flowID)", host: "links.handz.example", agent: agent)
                 #expect(page.status == 200)
                 #expect(page.header("content-type") == "text/html; charset=utf-8")
@@ -261,7 +261,7 @@ struct SeedJourneyTests {
             #expect(try await Self.send(api, "/settings/privacy", host: "links.handz.example").status == 200)
             // Every pattern of every app with hosts gets its landing page.
             for manifest in try ManifestLoader.load(paths: exampleManifests) where !manifest.hosts.isEmpty {
-                for path in WebPagesTests.samplePaths(manifest) where !path.hasPrefix("/s/") {
+                for path in samplePaths(manifest) where !path.hasPrefix("/s/") {
                     let page = try await Self.send(api, path, host: manifest.hosts[0])
                     #expect(page.status == 200, "\(manifest.app) \(path): \(page.status)")
                     #expect(page.text.contains("Open in \(manifest.displayName)</a>"), "\(manifest.app) \(path)")
@@ -300,30 +300,6 @@ struct SeedJourneyTests {
             let refused = try await Self.send(api, "/no/such/page", host: "links.handz.example")
             #expect(refused.status == 429 && refused.errorCode == "rate_limited")
             #expect(refused.header("retry-after") != nil)
-        }
-    }
-
-    @Test("Chromium renders an app link's landing page and 404 page, served by the daemon, at a phone's and a desktop's size")
-    func appLinkPagesInChromium() async throws {
-        let artifacts = LinkdProcess.repositoryRoot.appendingPathComponent("artifacts/web/app-links")
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir())
-        defer { daemon.stop() }
-        let port = try #require(daemon.baseURL.split(separator: ":").last.map(String.init))
-        let handzHost = ["--host-resolver-rules=MAP links.handz.example 127.0.0.1:\(port)"]
-        let flow = "http://links.handz.example/flows/3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-        for (label, size, agent) in [("phone", "390,844", WebPagesTests.iPhone), ("desktop", "1280,800", WebPagesTests.desktop)] {
-            let landing = artifacts.appendingPathComponent("landing-\(label).png")
-            let dom = try Chromium.load(flow, size: size, screenshot: landing, userAgent: agent, arguments: handzHost)
-            #expect(Chromium.pngSize(at: landing)?.width == Int(size.split(separator: ",")[0]))
-            #expect(dom.contains("<h1>This link opens in Handz</h1>"))
-            #expect(dom.contains(">Open in Handz</a>"))
-            #expect(dom.contains("id=\"app-store\""))
-            #expect(dom.contains("<svg") == (label == "desktop"), "the QR code is for desktop browsers")
-            let notFound = artifacts.appendingPathComponent("not-found-\(label).png")
-            let missing = try Chromium.load("http://links.handz.example/no/such/page", size: size, screenshot: notFound, userAgent: agent, arguments: handzHost)
-            #expect(Chromium.pngSize(at: notFound)?.width == Int(size.split(separator: ",")[0]))
-            #expect(missing.contains("There is no Handz page at this address."))
-            #expect(missing.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
         }
     }
 }

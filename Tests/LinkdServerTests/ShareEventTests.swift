@@ -19,7 +19,7 @@ struct ShareEventTests {
             // The record in memory, so that the share page needs no store while it fails.
             #expect(try await api.call(.get, "/v1/links/\(link.id)", key: api.adminKey).json["clicks"] as? Int == 0)
             api.faults.fault = .unavailable
-            for agent in [WebPagesTests.iPhone, WebPagesTests.iPhone, WebPagesTests.crawler] {
+            for agent in [UserAgent.iPhone, UserAgent.iPhone, UserAgent.crawler] {
                 #expect(try await api.call(.get, "/s/\(link.token)", headers: [.userAgent: agent]).status == 200)
             }
             try await Task.sleep(for: .milliseconds(600))  // several flushes, each failing
@@ -44,13 +44,13 @@ struct ShareEventTests {
             let pending = try await DeferredLinkTests.ordentusLink(api)
             let flood = try await DeferredLinkTests.ordentusLink(api, event: "retro")
             for _ in 0..<3 {
-                #expect(try await api.call(.get, "/s/\(pending.token)", headers: [.userAgent: WebPagesTests.desktop]).status == 200)
+                #expect(try await api.call(.get, "/s/\(pending.token)", headers: [.userAgent: UserAgent.desktop]).status == 200)
             }
             for _ in 0..<2 {
-                #expect(try await api.call(.get, "/s/\(flood.token)", headers: [.userAgent: WebPagesTests.desktop]).status == 200,
+                #expect(try await api.call(.get, "/s/\(flood.token)", headers: [.userAgent: UserAgent.desktop]).status == 200,
                         "a dropped open still gets its page")
             }
-            #expect(try await api.call(.get, "/s/\(pending.token)", headers: [.userAgent: WebPagesTests.iPhone]).status == 200)
+            #expect(try await api.call(.get, "/s/\(pending.token)", headers: [.userAgent: UserAgent.iPhone]).status == 200)
             #expect(try await api.call(.get, "/v1/links/\(pending.id)", key: api.adminKey).json["clicks"] as? Int == 4)
             #expect(try await api.call(.get, "/v1/links/\(flood.id)", key: api.adminKey).json["clicks"] as? Int == 0)
             let metrics = try await api.call(.get, "/metrics").text

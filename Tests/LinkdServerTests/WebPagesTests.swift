@@ -10,13 +10,10 @@ import Testing
 
 /// What browsers get from the share path, against the live server, with the Ordentus preview origin served by a
 /// real HTTP server on loopback (`LoopbackOrigin`: `/items/ok…` a preview, `slow`, `missing`, `big`, `away`…).
+/// The well-known files per host and the pages in chromium, against `linkd serve`: JourneyTests' `WellKnownFilesTests`
+/// and `ServedPagesInChromiumTests`.
 @Suite("Web fallback served by linkd", .serialized)
 struct WebPagesTests {
-    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
-    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"
-    static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
-    static let crawler = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
-
     /// The example manifests with Ordentus's origin moved to `baseURL` and `/items/:eventId`.
     static func manifests(originBaseURL: String) throws -> [String] {
         try manifests(moving: "ordentus", originTo: originBaseURL, previewPath: "/items/:eventId")
@@ -45,7 +42,7 @@ struct WebPagesTests {
     /// `method path` (no body) with `Host: host` and `User-Agent: agent` over a raw connection, as a browser sends
     /// it: through the event-loop fast path, or with `Connection: close` through Hummingbird's router.
     static func rawRequest(
-        _ method: String = "GET", port: Int, _ path: String, host: String, agent: String = desktop, close: Bool = false
+        _ method: String = "GET", port: Int, _ path: String, host: String, agent: String = UserAgent.desktop, close: Bool = false
     ) async throws -> RawConnection.Response {
         let connection = try RawConnection(port: port)
         try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: \(agent)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n")
@@ -71,7 +68,7 @@ struct WebPagesTests {
         return (id, token)
     }
 
-    static func open(_ api: API, _ path: String, agent: String = desktop) async throws -> Reply {
+    static func open(_ api: API, _ path: String, agent: String = UserAgent.desktop) async throws -> Reply {
         try await api.call(.get, path, headers: [.userAgent: agent])
     }
 
@@ -84,7 +81,7 @@ struct WebPagesTests {
             let key = try await api.clientKey(app: "ordentus")
             let (id, token) = try await Self.link(api, key: key, eventId: "ok-1")
 
-            let iOS = try await Self.open(api, "/s/\(token)", agent: Self.iPhone)
+            let iOS = try await Self.open(api, "/s/\(token)", agent: UserAgent.iPhone)
             #expect(iOS.status == 200)
             #expect(iOS.headers[.contentType] == "text/html; charset=utf-8")
             #expect(iOS.headers[.cacheControl] == "no-store")
@@ -97,15 +94,15 @@ struct WebPagesTests {
             #expect(iOS.text.contains("Morning &lt;script&gt;x&lt;/script&gt;"))
             #expect(!iOS.text.contains("<script"))
 
-            let android = try await Self.open(api, "/s/\(token)", agent: Self.android)
+            let android = try await Self.open(api, "/s/\(token)", agent: UserAgent.android)
             #expect(android.text.contains("intent://s/\(token)#Intent;scheme=ordentus;package=com.ordentus.app;S.browser_fallback_url="))
             #expect(android.text.contains("id=\"google-play\""))
 
-            let desktop = try await Self.open(api, "/s/\(token)", agent: Self.desktop)
+            let desktop = try await Self.open(api, "/s/\(token)", agent: UserAgent.desktop)
             #expect(desktop.text.contains("<svg"))
             #expect(desktop.text.contains("id=\"web-link\""))
 
-            let crawler = try await Self.open(api, "/s/\(token)", agent: Self.crawler)
+            let crawler = try await Self.open(api, "/s/\(token)", agent: UserAgent.crawler)
             #expect(crawler.status == 200)
             #expect(crawler.text.contains("<meta property=\"og:title\" content=\"Morning &lt;script&gt;x&lt;/script&gt;\">"))
             #expect(crawler.text.contains("<meta property=\"al:android:package\" content=\"com.ordentus.app\">"))
@@ -201,7 +198,7 @@ struct WebPagesTests {
         try await withAPI({ $0.links.manifests = manifests; $0.pages.previewWaitMilliseconds = 5000 }) { api in
             let link = try await api.createHandzLink(key: try await api.clientKey(app: "handz"))
             let token = try #require(link["token"] as? String)
-            for agent in [Self.iPhone, Self.desktop] {
+            for agent in [UserAgent.iPhone, UserAgent.desktop] {
                 let page = try await Self.open(api, "/s/\(token)", agent: agent)
                 #expect(page.status == 200)
                 #expect(page.text.contains("<h1>Guard pass flow</h1>"))
@@ -244,132 +241,4 @@ struct WebPagesTests {
             #expect(reply.status == 200 && reply.text.contains("<h1>Standup</h1>"))
         }
     }
-
-    @Test("apple-app-site-association and assetlinks.json per host cover exactly the paths linkd resolves there")
-    func wellKnownFiles() async throws {
-        let router = try ServerBootstrap.loadRouter(exampleManifests, environment: [:])
-        // The Host header decides the file: the daemon as a process, asked through libcurl with each host.
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir())
-        defer { daemon.stop() }
-        func get(_ path: String, host: String) async throws -> (status: Int, type: String?, body: Data) {
-            let reply = try await TestHTTP.send("GET", daemon.baseURL + path, headers: ["Host": host])
-            return (reply.status, reply.headers["content-type"], reply.body)
-        }
-        for manifest in router.manifests {
-            for host in Set(manifest.hosts + manifest.shareHosts) {
-                let aasa = try await get("/.well-known/apple-app-site-association", host: host)
-                #expect(aasa.status == 200 && aasa.type == "application/json", "\(host)")
-                #expect(aasa.body.count < 128 * 1024)
-                let document = try JSONSerialization.jsonObject(with: aasa.body) as? [String: Any]
-                let details = (document?["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
-                #expect(details.first?["appIDs"] as? [String] == manifest.iosAppIDs, "\(host)")
-                #expect((document?["webcredentials"] != nil) == manifest.iosWebCredentials)
-                // iOS's reading of the served file (components in order, first match wins, excludes).
-                let matcher = try AppleLinkMatcher(json: aasa.body)
-
-                for path in Self.samplePaths(manifest) {
-                    let resolution = router.resolve(url: "https://\(host)\(path)", state: manifest.unauthenticatedState, app: nil) { _ in .unknown }
-                    let resolves = resolution.problem?.code != .noMatch
-                    #expect(resolves, "\(host)\(path) should resolve")
-                    #expect(matcher.opensInApp(path: path) == resolves, "\(host)\(path): AASA \(matcher.details)")
-                    #expect(!matcher.opensInApp(path: path + "/extra/segments"), "\(host)\(path)/extra/segments is covered")
-                }
-                let stray = "/zz-not-a-route/\(UUID().uuidString)"
-                #expect(router.resolve(url: "https://\(host)\(stray)", state: manifest.unauthenticatedState, app: nil) { _ in .unknown }.problem?.code == .noMatch)
-                #expect(!matcher.opensInApp(path: stray), "\(host): AASA covers a path linkd does not resolve")
-
-                let links = try await get("/.well-known/assetlinks.json", host: host)
-                #expect(links.status == 200 && links.type == "application/json")
-                let statements = try JSONSerialization.jsonObject(with: links.body) as? [[String: Any]] ?? []
-                if let package = manifest.androidPackage {
-                    let target = statements.first?["target"] as? [String: Any]
-                    #expect(target?["package_name"] as? String == package)
-                    #expect(target?["sha256_cert_fingerprints"] as? [String] == manifest.androidFingerprints)
-                    #expect(statements.first?["relation"] as? [String] == ["delegate_permission/common.handle_all_urls"])
-                    // Android 15+'s reading of the served rules (decoded path, first match wins, no match: the browser).
-                    let android = try AndroidLinkMatcher(json: links.body)
-                    for path in Self.samplePaths(manifest) {
-                        #expect(android.opensInApp(package: package, path: path) == true, "\(host)\(path)")
-                        #expect(android.opensInApp(package: package, path: path + "/extra/segments") == false, "\(host)\(path)/extra/segments")
-                    }
-                    #expect(android.opensInApp(package: package, path: stray) == false)
-                } else {
-                    #expect(statements.isEmpty)
-                }
-            }
-        }
-        #expect(try await get("/.well-known/apple-app-site-association", host: "evil.example").status == 404)
-        #expect(try await get("/.well-known/assetlinks.json", host: "links.handz.example:443").status == 200)
-    }
-
-    @Test("chromium renders the served landing and unavailable pages at a phone's and a desktop's size")
-    func browser() async throws {
-        let artifacts = LinkdProcess.repositoryRoot.appendingPathComponent("artifacts/web/served")
-        // chromium needs a real server: the daemon as a process on a real port.
-        let dir = temporaryDataDir()
-        let daemon = try LinkdDaemon(dataDir: dir)
-        defer { daemon.stop() }
-        let admin = try #require(daemon.initialAdminKey)
-        let created = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: admin, json: [
-            "app": "ordentus", "route": "Calendar/EventDetail", "params": ["eventId": "standup"], "title": "Team standup",
-        ])
-        let token = try #require(created.json["token"] as? String)
-        let id = try #require(created.json["id"] as? String)
-        /// The screenshot is a PNG as wide as the window.
-        func expectScreenshot(_ name: String, size: String) {
-            let image = Chromium.pngSize(at: artifacts.appendingPathComponent(name))
-            #expect(image?.width == Int(size.split(separator: ",")[0]), "\(name): \(String(describing: image)) for a window of \(size)")
-        }
-        for (label, size) in [("phone", "390,844"), ("desktop", "1280,800")] {
-            let agent = label == "phone" ? Self.android : Self.desktop
-            let dom = try Chromium.load(daemon.baseURL + "/s/\(token)", size: size, screenshot: artifacts.appendingPathComponent("landing-\(label).png"), userAgent: agent)
-            expectScreenshot("landing-\(label).png", size: size)
-            #expect(dom.contains("<svg") == (label == "desktop"), "the QR code is for desktop browsers")
-            #expect(dom.contains("<h1>Team standup</h1>"))
-            #expect(dom.contains("id=\"open-in-app\""))
-            #expect(dom.contains(">Open in Ordentus</a>"))
-            #expect(dom.contains("id=\"google-play\""))
-            #expect(dom.contains("<meta property=\"og:title\" content=\"Team standup\">"))
-        }
-        _ = try await TestHTTP.send("DELETE", daemon.baseURL + "/v1/links/\(id)", bearer: admin)
-        // The Handz share host, reached through chromium's resolver: an unknown token's page (404) is Handz's.
-        let port = try #require(daemon.baseURL.split(separator: ":").last.map(String.init))
-        let handzHost = ["--host-resolver-rules=MAP links.handz.example 127.0.0.1:\(port)"]
-        for (label, size) in [("phone", "390,844"), ("desktop", "1280,800")] {
-            let dom = try Chromium.load(daemon.baseURL + "/s/\(token)", size: size, screenshot: artifacts.appendingPathComponent("unavailable-\(label).png"))
-            expectScreenshot("unavailable-\(label).png", size: size)
-            #expect(dom.contains("This link is no longer available."))
-            #expect(dom.contains("<html lang=\"en\">"))
-            #expect(dom.contains("id=\"cta\" href=\"https://links.ordentus.example/signin\">Open Ordentus</a>"))
-            #expect(dom.contains("id=\"google-play\" href=\"https://play.google.com/store/apps/details?id=com.ordentus.app\""))
-
-            let unknown = try Chromium.load(
-                "http://links.handz.example/s/AQAAAAEforged", size: size,
-                screenshot: artifacts.appendingPathComponent("unknown-handz-\(label).png"), arguments: handzHost)
-            expectScreenshot("unknown-handz-\(label).png", size: size)
-            #expect(unknown.contains("This link is no longer available."))
-            #expect(unknown.contains("<title>Link unavailable · Handz</title>"))
-            #expect(unknown.contains("id=\"cta\" href=\"https://links.handz.example/welcome\">Open Handz</a>"))
-            #expect(unknown.contains("id=\"app-store\" href=\"https://apps.apple.com/app/id6470000001\""))
-        }
-    }
-
-    /// One path per route pattern (and the share path), with sample values of each param's type.
-    static func samplePaths(_ manifest: AppManifest) -> [String] {
-        var patterns = manifest.routeOrder.flatMap { manifest.routes[$0]?.patterns ?? [] }
-        if let share = manifest.share { patterns.append(share.path) }
-        return patterns.map { pattern in
-            "/" + pattern.split(separator: "/").map { segment -> String in
-                var text = String(segment)
-                if text.hasSuffix("?") { text.removeLast() }
-                if text.hasPrefix("*") { return "a/b" }
-                guard text.hasPrefix(":") else { return text }
-                if text.hasSuffix("(uuid)") { return "3f2504e0-4f89-11d3-9a0c-0305e82c3301" }
-                if text.hasSuffix("(int)") { return "42" }
-                if text.hasSuffix("(slug)") { return "a-slug" }
-                return "abc"
-            }.joined(separator: "/")
-        }
-    }
-
 }

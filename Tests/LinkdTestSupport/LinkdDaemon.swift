@@ -3,7 +3,8 @@ public import Foundation
 import FoundationNetworking
 #endif
 
-/// A `linkd serve` child process on a free port, for tests that need a real daemon (durability, several instances).
+/// A `linkd serve` child process, for the tests that run the built binary (JourneyTests, LinkdClientTests): the one
+/// place that writes a test's configuration file (`configurationFile(_:manifests:in:)`) and starts the process.
 public final class LinkdDaemon: @unchecked Sendable {
     /// The child process.
     public let process: Process
@@ -57,20 +58,70 @@ public final class LinkdDaemon: @unchecked Sendable {
         public let description: String
     }
 
-    /// Starts `linkd serve --port 0 --data-dir DATADIR` in the repository root and waits until it listens.
+    /// Starts `linkd serve --port 0 --data-dir DATADIR` in the repository root and waits until it listens: the one way
+    /// the tests start a daemon with a configuration of their own.
     /// - Parameters:
-    ///   - dataDir: the data directory.
+    ///   - dataDir: the data directory (default: a fresh one).
+    ///   - configuration: YAML lines of a configuration file (`rateLimitPerSecond: 0\n`); with it or `manifests`,
+    ///     the file is written to `DATADIR/linkd.yaml` (`configurationFile(_:manifests:in:)`) and given with `--config`.
+    ///   - manifests: manifest files the configuration names (`manifests:`), instead of the example apps.
     ///   - arguments: more arguments after `serve`.
     ///   - environment: variables added to (or, with an empty value, removed from) the inherited environment.
-    public convenience init(dataDir: String, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 30) throws {
+    public convenience init(
+        dataDir: String = temporaryDataDir(), configuration: String? = nil, manifests: [String] = [], arguments: [String] = [],
+        environment: [String: String] = [:], timeout: Double = 30
+    ) throws {
         // The caller's LINKD_ variables pass, but those naming a configuration, place or store.
         let removed: Set = ["LINKD_CONFIG", "LINKD_PORT", "LINKD_HOST", "LINKD_DATA_DIR", "LINKD_MANIFESTS", "LINKD_MASTER_KEY", "LINKD_DATABASE_URL"]
         var inherited = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("LINKD_") && !removed.contains($0.key) }
         inherited["LINKD_LOG_LEVEL"] = inherited["LINKD_LOG_LEVEL"] ?? "warning"
         let environment = inherited.merging(environment) { _, given in given }
+        var configFlag: [String] = []
+        if configuration != nil || !manifests.isEmpty {
+            configFlag = ["--config", try Self.configurationFile(configuration ?? "", manifests: manifests, in: dataDir)]
+        }
         try self.init(
-            serveArguments: ["--port", "0", "--data-dir", dataDir] + arguments, workingDirectory: LinkdProcess.repositoryRoot,
-            environment: environment, timeout: timeout)
+            serveArguments: ["--port", "0", "--data-dir", dataDir] + configFlag + arguments,
+            workingDirectory: LinkdProcess.repositoryRoot, environment: environment, timeout: timeout)
+    }
+
+    /// `init(dataDir:configuration:manifests:arguments:environment:)` on a Dispatch thread: its start blocks while the
+    /// process comes up, and on Swift's cooperative pool (two threads on two cores) that would stall the time limits
+    /// other tests measure.
+    public static func start(
+        dataDir: String = temporaryDataDir(), configuration: String? = nil, manifests: [String] = [], arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> LinkdDaemon {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try LinkdDaemon(
+                        dataDir: dataDir, configuration: configuration, manifests: manifests, arguments: arguments, environment: environment)
+                })
+            }
+        }
+    }
+
+    /// Writes a configuration file for `linkd serve --config`: `configuration` (YAML lines), then, when `manifests`
+    /// is not empty, a `manifests:` list naming them. It goes to `DATADIR/linkd.yaml`, the data directory made first
+    /// (mode 0700, as linkd wants it) when it does not exist; a later start on the same directory writes it anew.
+    /// Returns the file's path.
+    public static func configurationFile(_ configuration: String, manifests: [String] = [], in dataDir: String) throws -> String {
+        try FileManager.default.createDirectory(
+            atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var text = configuration
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        if !manifests.isEmpty {
+            /// A YAML double-quoted scalar of `path`.
+            func quoted(_ path: String) -> String {
+                "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    .replacingOccurrences(of: "\n", with: "\\n") + "\""
+            }
+            text += "manifests:\n" + manifests.map { "  - \(quoted($0))\n" }.joined()
+        }
+        let path = dataDir + "/linkd.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
     }
 
     /// Starts `linkd serve ARGUMENTS` exactly as given, in `workingDirectory`, with every `LINKD_` variable of the

@@ -98,6 +98,17 @@ public final class RawConnection: @unchecked Sendable {
         try await Self.offPool { try self.readBlocking(hasBody: false) }
     }
 
+    /// A `GET path` on a new connection from `source`, with `X-Forwarded-For: forwardedFor` and `Authorization: Bearer
+    /// key` when given; the answer's status.
+    public static func get(_ port: Int, _ path: String, from source: String, forwardedFor: String? = nil, key: String? = nil) async throws -> Int {
+        let connection = try RawConnection(port: port, from: source)
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if let forwardedFor { request += "X-Forwarded-For: \(forwardedFor)\r\n" }
+        if let key { request += "Authorization: Bearer \(key)\r\n" }
+        try await connection.send(request + "\r\n")
+        return try await connection.read().status
+    }
+
     /// Whether the server closed the connection: what it sent is read and dropped until the end of the stream (true)
     /// or the 10 s read timeout (false).
     public func isClosedByServer() async -> Bool {

@@ -4,7 +4,7 @@ import RouteCodegen
 import Testing
 
 /// The same manifest gives the same bytes; the header names the app, the version and the hash. (Across processes,
-/// where dictionaries iterate in another order: `CLITests/CodegenCLITests`.)
+/// where dictionaries iterate in another order: `JourneyTests/CodegenCLITests`.)
 @Suite("codegen output is deterministic and names its manifest")
 struct DeterminismTests {
     @Test("generating twice, from the manifest parsed twice, gives the same bytes", arguments: CodegenLanguage.allCases)

@@ -5,29 +5,21 @@ import LinkdTestSupport
 import FoundationNetworking
 #endif
 
-/// A real `linkd serve` process on a free port (with the demo manifests, a configuration file made of `configuration`'s
-/// lines) and what the client tests need of it: its address, its admin key, client keys per app, clients.
+/// A real `linkd serve` process (`LinkdDaemon`, with the demo manifests and a configuration of `configuration`'s lines)
+/// and what the client tests need of it: its address, its admin key, client keys per app, clients.
 final class ClientDaemon: Sendable {
     let daemon: LinkdDaemon
     let baseURL: URL
     let adminKey: String
 
-    /// Starts the daemon on a Dispatch thread (its start blocks while the process comes up: on Swift's cooperative
-    /// pool, two threads on two cores, that would stall the time limits other tests measure); `configuration` is
-    /// YAML (`rateLimitPerSecond: 0`), written to a file it is given with `--config`.
+    /// Starts the daemon (`LinkdDaemon.start`, off Swift's cooperative pool); `configuration` is YAML
+    /// (`rateLimitPerSecond: 0`).
     static func start(configuration: String = "rateLimitPerSecond: 0\n") async throws -> ClientDaemon {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try ClientDaemon(configuration: configuration) })
-            }
-        }
+        try ClientDaemon(daemon: await LinkdDaemon.start(configuration: configuration))
     }
 
-    private init(configuration: String) throws {
-        let dir = temporaryDataDir()
-        let config = dir + ".yaml"
-        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
-        daemon = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+    private init(daemon: LinkdDaemon) throws {
+        self.daemon = daemon
         guard let url = URL(string: daemon.baseURL), let key = daemon.initialAdminKey else {
             daemon.stop()
             throw HarnessError("the daemon gave no address or admin key: \(daemon.output)")

@@ -11,11 +11,6 @@ import Synchronization
 @testable import LinkdHTTP
 @testable import LinkdServer
 
-/// The demo manifests, by absolute path (tests do not depend on the working directory).
-let exampleManifests: [String] = ["coin", "handz", "ordentus", "story"].map {
-    LinkdProcess.repositoryRoot.appendingPathComponent("examples/\($0).yaml").path
-}
-
 /// One HTTP exchange with the live server.
 struct Reply {
     let status: Int
@@ -109,22 +104,8 @@ struct API {
     }
 }
 
-/// The two stores; the API tests that touch the store run on both.
-enum StoreKind: String, CaseIterable, Sendable {
-    case sqlite, postgres
-
-    /// A fresh place for a store: a SQLite file path, or the URL of a new database on the test cluster.
-    func freshPlace() throws -> String {
-        switch self {
-        case .sqlite:
-            let dir = temporaryDataDir()
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            return dir + "/linkd.sqlite"
-        case .postgres:
-            return try TestPostgres.shared().freshDatabase()
-        }
-    }
-
+/// The two stores (`StoreKind`, LinkdTestSupport) as the in-process server opens them.
+extension StoreKind {
     /// Opens the store at `place`.
     func open(_ place: String) async throws -> StoreFront {
         switch self {

@@ -55,9 +55,7 @@ struct DurabilityTests {
     func gracefulShutdown() async throws {
         let dir = temporaryDataDir()
         // A long flush interval: only the flush at shutdown can write the clicks.
-        let config = dir + ".yaml"
-        try "clickFlushSeconds: 3600\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let first = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+        let first = try LinkdDaemon(dataDir: dir, configuration: "clickFlushSeconds: 3600\n")
         let admin = try #require(first.initialAdminKey)
         let link = try await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
             "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
@@ -68,7 +66,7 @@ struct DurabilityTests {
         #expect(first.stop(signal: SIGTERM), "linkd did not stop within 20 s of SIGTERM")
         #expect(first.process.terminationStatus == 0)
 
-        let second = try LinkdDaemon(dataDir: dir, arguments: ["--config", config])
+        let second = try LinkdDaemon(dataDir: dir, configuration: "clickFlushSeconds: 3600\n")
         defer { second.stop() }
         let inspected = try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin)
         #expect(inspected.json["clicks"] as? Int == 3)

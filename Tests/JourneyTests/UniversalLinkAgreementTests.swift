@@ -20,9 +20,7 @@ struct UniversalLinkAgreementTests {
     @Test("every example host: each candidate opens in the app by the served file exactly when GET /v1/resolve resolves it to a route")
     func servedFileAndResolveAgree() async throws {
         // A real daemon on a real port (the Host header picks the file), no rate limit: a few thousand resolutions.
-        let config = temporaryDataDir() + "-agreement.yaml"
-        try "rateLimitPerSecond: 0\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config])
+        let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n")
         defer { daemon.stop() }
 
         let manifests = try ManifestLoader.load(paths: Self.exampleManifestPaths)

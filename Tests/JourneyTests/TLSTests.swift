@@ -43,8 +43,7 @@ struct TLSTests {
         let ca = try TestCertificates()
         let handz = try ca.issue("handz", hosts: [Self.handz])
         let coin = try ca.issue("coin", hosts: [Self.coin], rsa: true)
-        let config = temporaryDataDir() + "-tls.yaml"
-        try """
+        let daemon = try LinkdDaemon(configuration: """
             tls:
               port: 0
               certificates:
@@ -53,8 +52,7 @@ struct TLSTests {
               redirectHTTP: true
               hstsMaxAgeSeconds: 600
               handshakeTimeoutSeconds: 0.5
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config])
+            """)
         defer { daemon.stop() }
         let port = try Self.port(daemon.tlsBaseURL)
         let admin = try #require(daemon.initialAdminKey)
@@ -215,11 +213,11 @@ struct TLSTests {
         let pebble = try Self.pebble()
         let added = "go.handz.example"
         for host in [Self.handz, added] { try pebble.point(host, to: "127.0.0.2") }
-        let config = temporaryDataDir() + "-acme.yaml"
-        try "acme:\n  checkIntervalSeconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let dataDir = temporaryDataDir()
+        let config = try LinkdDaemon.configurationFile("acme:\n  checkIntervalSeconds: 1\n", in: dataDir)
         let manifest = LinkdProcess.repositoryRoot.appendingPathComponent("examples/handz.yaml").path
         let daemon = try LinkdDaemon(
-            serveArguments: ["--host", "127.0.0.2", "--port", String(pebble.httpPort), "--data-dir", temporaryDataDir(), "--config", config],
+            serveArguments: ["--host", "127.0.0.2", "--port", String(pebble.httpPort), "--data-dir", dataDir, "--config", config],
             workingDirectory: LinkdProcess.repositoryRoot,
             environment: ["LINKD_MANIFESTS": manifest, "LINKD_TLS_PORT": "0", "LINKD_ACME_DIRECTORY": pebble.directoryURL,
                           "LINKD_ACME_CA_CERTIFICATES": pebble.caFile, "LINKD_LOG_LEVEL": "notice"])
@@ -260,11 +258,11 @@ struct TLSTests {
             "LINKD_DATABASE_URL": database, "LINKD_MASTER_KEY": masterKey, "LINKD_TLS_PORT": "0",
             "LINKD_ACME_DIRECTORY": pebble.directoryURL, "LINKD_ACME_CA_CERTIFICATES": pebble.caFile, "LINKD_LOG_LEVEL": "notice",
         ]
-        let config = temporaryDataDir() + "-acme.yaml"
-        try "acme:\n  checkIntervalSeconds: 1\n  retryBaseSeconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
         let daemons = try ["127.0.0.3", "127.0.0.2"].map { address in
-            try LinkdDaemon(
-                serveArguments: ["--host", address, "--port", String(pebble.httpPort), "--data-dir", temporaryDataDir(), "--config", config],
+            let dataDir = temporaryDataDir()
+            let config = try LinkdDaemon.configurationFile("acme:\n  checkIntervalSeconds: 1\n  retryBaseSeconds: 1\n", in: dataDir)
+            return try LinkdDaemon(
+                serveArguments: ["--host", address, "--port", String(pebble.httpPort), "--data-dir", dataDir, "--config", config],
                 workingDirectory: LinkdProcess.repositoryRoot, environment: environment)
         }
         defer { for daemon in daemons { daemon.stop() } }

@@ -27,14 +27,13 @@ struct ClusterTests {
         try cluster.start()
         defer { try? cluster.stop() }
         let database = try cluster.freshDatabase()
-        let config = temporaryDataDir() + ".yaml"
         // Rate limits off: the test polls from one address far faster than a client would.
-        try "rateLimitPerSecond: 0\nclickFlushSeconds: 0.2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let configuration = "rateLimitPerSecond: 0\nclickFlushSeconds: 0.2\n"
         let environment = [
             "LINKD_DATABASE_URL": database, "LINKD_MASTER_KEY": Base64URL.encode(SecureRandom.bytes(32)),
         ]
-        let a = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config], environment: environment)
-        let b = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config], environment: environment)
+        let a = try LinkdDaemon(configuration: configuration, environment: environment)
+        let b = try LinkdDaemon(configuration: configuration, environment: environment)
         defer {
             a.stop()
             b.stop()

@@ -30,9 +30,7 @@ struct AndroidAppLinkAgreementTests {
         try AndroidLinkFixtures.globs.write(toFile: paths.last!, atomically: true, encoding: .utf8)
 
         // A real daemon on a real port (the Host header picks the file), no rate limit: a few thousand resolutions.
-        let config = directory + "/linkd.yaml"
-        try ("rateLimitPerSecond: 0\nmanifests:\n" + paths.map { "  - \"\($0)\"\n" }.joined()).write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", config])
+        let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: paths)
         defer { daemon.stop() }
 
         let manifests = try ManifestLoader.load(paths: paths)

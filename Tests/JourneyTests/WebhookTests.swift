@@ -14,16 +14,6 @@ struct WebhookTests {
     /// Delivery settings that make retries quick: a test waits seconds, not hours.
     static let quick = "allowLoopbackWebhooks: true\nwebhookPollSeconds: 0.1\nrateLimitPerSecond: 0\n"
 
-    /// A daemon with `settings` (YAML lines) as its configuration, on `dataDir` (a fresh one by default).
-    static func daemon(
-        _ settings: String, dataDir: String? = nil, environment: [String: String] = [:]
-    ) throws -> (LinkdDaemon, String) {
-        let dir = dataDir ?? temporaryDataDir()
-        let config = dir + ".yaml"
-        try settings.write(toFile: config, atomically: true, encoding: .utf8)
-        return (try LinkdDaemon(dataDir: dir, arguments: ["--config", config], environment: environment), dir)
-    }
-
     /// Makes an endpoint; its id and secret.
     static func endpoint(
         _ daemon: LinkdDaemon, admin: String, url: String, events: [String] = allEvents, app: String = "handz"
@@ -74,7 +64,7 @@ struct WebhookTests {
     func signedEvents() async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
-            let (daemon, _) = try Self.daemon(Self.quick)
+            let daemon = try LinkdDaemon(configuration: Self.quick)
             defer { daemon.stop() }
             let admin = try #require(daemon.initialAdminKey)
             let all = try await Self.endpoint(daemon, admin: admin, url: "http://127.0.0.1:\(port)/hook")
@@ -152,7 +142,7 @@ struct WebhookTests {
             : [:]
         let receiver = WebhookReceiver()
         try await receiver.run { port in
-            let (daemon, _) = try Self.daemon(Self.quick, environment: environment)
+            let daemon = try LinkdDaemon(configuration: Self.quick, environment: environment)
             defer { daemon.stop() }
             let admin = try #require(daemon.initialAdminKey)
             let hook = try await Self.endpoint(
@@ -170,7 +160,7 @@ struct WebhookTests {
             try await connection.send("GET /s/\(token)/install/android HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: \(android)\r\n\r\n")
             let redirect = try await connection.read()
             #expect(redirect.status == 302)
-            let code = try #require(DeferredLinkTests.code(inPlayRedirect: redirect.header("Location")))
+            let code = try #require(ClaimCodeText.code(inPlayRedirect: redirect.header("Location")))
             let claim = try await TestHTTP.send("POST", daemon.baseURL + "/v1/claims/\(code)", json: ["state": "signedIn"])
             #expect(claim.status == 200)
             #expect(await Self.eventually { receiver.accepted.contains { $0.type == "link.claimed" } })
@@ -188,7 +178,7 @@ struct WebhookTests {
     func failThenRecover() async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
-            let (daemon, _) = try Self.daemon(Self.quick + "webhookRetryBaseSeconds: 0.2\nwebhookMaxAttempts: 6\n")
+            let daemon = try LinkdDaemon(configuration: Self.quick + "webhookRetryBaseSeconds: 0.2\nwebhookMaxAttempts: 6\n")
             defer { daemon.stop() }
             let admin = try #require(daemon.initialAdminKey)
             let hook = try await Self.endpoint(daemon, admin: admin, url: "http://127.0.0.1:\(port)/hook", events: ["link.created"])
@@ -214,7 +204,7 @@ struct WebhookTests {
         try await receiver.run { port in
             // A proxy that answers nothing (the discard port): a delivery sent through it would never arrive.
             let proxy = "http://127.0.0.1:9"
-            let (daemon, _) = try Self.daemon(Self.quick, environment: [
+            let daemon = try LinkdDaemon(configuration: Self.quick, environment: [
                 "http_proxy": proxy, "https_proxy": proxy, "HTTPS_PROXY": proxy, "ALL_PROXY": proxy, "all_proxy": proxy,
             ])
             defer { daemon.stop() }
@@ -230,7 +220,7 @@ struct WebhookTests {
     func failingEndpoint() async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
-            let (daemon, _) = try Self.daemon(Self.quick + "webhookRetryBaseSeconds: 0.1\nwebhookMaxAttempts: 2\n")
+            let daemon = try LinkdDaemon(configuration: Self.quick + "webhookRetryBaseSeconds: 0.1\nwebhookMaxAttempts: 2\n")
             defer { daemon.stop() }
             let admin = try #require(daemon.initialAdminKey)
             let hook = try await Self.endpoint(daemon, admin: admin, url: "http://127.0.0.1:\(port)/hook", events: ["link.created"])
@@ -269,7 +259,8 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
             let settings = Self.quick + "webhookRetryBaseSeconds: 0.3\nwebhookMaxAttempts: 30\n"
-            let (first, dir) = try Self.daemon(settings)
+            let dir = temporaryDataDir()
+            let first = try LinkdDaemon(dataDir: dir, configuration: settings)
             let admin = try #require(first.initialAdminKey)
             let hook = try await Self.endpoint(first, admin: admin, url: "http://127.0.0.1:\(port)/hook", events: ["link.created"])
             receiver.setSecret(hook.secret)
@@ -279,12 +270,12 @@ struct WebhookTests {
             #expect(await Self.eventually { receiver.deliveries.count >= 8 }, "the first attempts were made (and failed)")
             #expect(first.stop(signal: SIGTERM))
 
-            let (second, _) = try Self.daemon(settings, dataDir: dir)
+            let second = try LinkdDaemon(dataDir: dir, configuration: settings)
             for _ in 0..<8 { made.append(try await Self.link(second, admin: admin)) }
             second.stop(signal: SIGKILL)  // acknowledged events, some never attempted, none delivered
 
             receiver.fail(0)
-            let (third, _) = try Self.daemon(settings, dataDir: dir)
+            let third = try LinkdDaemon(dataDir: dir, configuration: settings)
             defer { third.stop() }
             let delivered = { Set(receiver.accepted.compactMap { $0.data["id"] as? String }) }
             #expect(await Self.eventually(20) { delivered().isSuperset(of: made) }, "lost: \(Set(made).subtracting(delivered()))")
@@ -301,8 +292,8 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
             let settings = "allowLoopbackWebhooks: true\nwebhookPollSeconds: 0.05\nrateLimitPerSecond: 0\n"
-            let (a, _) = try Self.daemon(settings, environment: environment)
-            let (b, _) = try Self.daemon(settings, environment: environment)
+            let a = try LinkdDaemon(configuration: settings, environment: environment)
+            let b = try LinkdDaemon(configuration: settings, environment: environment)
             defer {
                 a.stop()
                 b.stop()
@@ -332,7 +323,7 @@ struct WebhookTests {
     func ssrf() async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { port in
-            let (daemon, _) = try Self.daemon("webhookPollSeconds: 0.1\n")  // allowLoopbackWebhooks: false
+            let daemon = try LinkdDaemon(configuration: "webhookPollSeconds: 0.1\n")  // allowLoopbackWebhooks: false
             defer { daemon.stop() }
             let admin = try #require(daemon.initialAdminKey)
             for url in ["http://hooks.example.com/", "http://127.0.0.1:\(port)/hook", "https://127.0.0.1/", "https://localhost/",

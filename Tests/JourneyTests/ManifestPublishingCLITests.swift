@@ -12,19 +12,18 @@ import Glibc
 /// restart, within the bound the revocations meet).
 @Suite("Manifests published to running daemons", .serialized)
 struct ManifestPublishingCLITests {
-    /// The four example manifests copied to a directory of their own (so a test can edit them), and a configuration
-    /// file naming them.
+    /// The four example manifests copied to a directory of their own (so a test can edit them), for a daemon's
+    /// configuration to name (`LinkdDaemon(configuration:manifests:)`).
     struct ManifestDirectory {
+        static let apps = ["coin", "handz", "ordentus", "story"]
         let directory = temporaryDataDir() + "-manifests"
-        var config: String { directory + "/linkd.yaml" }
         func path(_ app: String) -> String { directory + "/\(app).yaml" }
+        /// Every copy's path.
+        var paths: [String] { Self.apps.map(path) }
 
         init() throws {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let apps = ["coin", "handz", "ordentus", "story"]
-            for app in apps { try ManifestEdits.example(app).write(toFile: directory + "/\(app).yaml", atomically: true, encoding: .utf8) }
-            let list = apps.map { "  - \(directory)/\($0).yaml" }.joined(separator: "\n")
-            try "rateLimitPerSecond: 0\nmanifests:\n\(list)\n".write(toFile: config, atomically: true, encoding: .utf8)
+            for app in Self.apps { try ManifestEdits.example(app).write(toFile: path(app), atomically: true, encoding: .utf8) }
         }
     }
 
@@ -35,7 +34,7 @@ struct ManifestPublishingCLITests {
     @Test("SIGHUP publishes an edited manifest file; one that would strand live links is logged and not published")
     func sighup() async throws {
         let files = try ManifestDirectory()
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", files.config])
+        let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: files.paths)
         defer { daemon.stop() }
         let admin = try #require(daemon.initialAdminKey)
         #expect((try await Self.resolve(daemon.baseURL, "https://links.handz.example/extra-1"))["outcome"] as? String == "notFound")
@@ -71,7 +70,7 @@ struct ManifestPublishingCLITests {
     @Test("linkd admin apps: list, show, diff, publish refused then with --move, rollback, retire, a bad file by line")
     func adminVerbs() async throws {
         let files = try ManifestDirectory()
-        let daemon = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", files.config])
+        let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: files.paths)
         defer { daemon.stop() }
         let admin = try #require(daemon.initialAdminKey)
         let env = ["LINKD_URL": daemon.baseURL, "LINKD_ADMIN_KEY": admin, "XDG_CONFIG_HOME": temporaryDataDir() + "-config"]
@@ -147,8 +146,8 @@ struct ManifestPublishingCLITests {
         let database = try TestPostgres.shared().freshDatabase()
         let files = try ManifestDirectory()
         let environment = ["LINKD_DATABASE_URL": database, "LINKD_MASTER_KEY": Base64URL.encode(SecureRandom.bytes(32))]
-        let a = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", files.config], environment: environment)
-        let b = try LinkdDaemon(dataDir: temporaryDataDir(), arguments: ["--config", files.config], environment: environment)
+        let a = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: files.paths, environment: environment)
+        let b = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: files.paths, environment: environment)
         defer {
             a.stop()
             b.stop()
