@@ -144,41 +144,47 @@ func buildPublicRouter(_ components: ServerComponents) -> RouteRecorder<LinkdReq
 func backgroundServices(
     _ components: ServerComponents, listeners: [any Service]
 ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    typealias Entry = ServiceGroupConfiguration.ServiceConfiguration
     let c = components
     let configuration = c.configuration
     let flushInterval = Duration.milliseconds(Int(configuration.store.clickFlushSeconds * 1000))
-    var services: [any Service] = [
-        // First, so stopped last: follows other instances' changes, and closes the store once everything below has
-        // written what it holds.
-        StoreSyncService(store: c.store, keys: c.bootstrap.keys, apiKeys: c.apiKeys, publisher: c.admin.publisher),
+    // By default an entry that ends, or fails, ends the daemon: the listeners' and the store's work cannot go on
+    // without it.
+    var services: [Entry] = [
+        // First, so stopped last: closes the store once everything below has written what it holds.
+        Entry(service: StoreCloseService(store: c.store)),
+        // Follows other instances' changes; on an unshared store it has nothing to do and returns at once.
+        Entry(
+            service: StoreSyncService(store: c.store, keys: c.bootstrap.keys, apiKeys: c.apiKeys, publisher: c.admin.publisher),
+            successTerminationBehavior: .ignore),
         // The last claim sweep and the last flush of what the share path counted, before the store closes.
-        ClaimExpiryService(store: c.store, metrics: c.analyticsMetrics, interval: flushInterval, logger: c.logger),
-        ShareEventFlushService(buffer: c.events, store: c.store, interval: flushInterval, logger: c.logger),
+        Entry(service: ClaimExpiryService(store: c.store, metrics: c.analyticsMetrics, interval: flushInterval, logger: c.logger)),
+        Entry(service: ShareEventFlushService(buffer: c.events, store: c.store, interval: flushInterval, logger: c.logger)),
         // Deletions still queued are done before the store closes.
-        c.deletions,
+        Entry(service: c.deletions),
         // No new origin fetch starts once shutdown begins; the ones in flight are waited for.
-        OriginFetchService(fetches: c.factory.fetches),
+        Entry(service: OriginFetchService(fetches: c.factory.fetches)),
         // Deliveries under way finish and are recorded before the store closes.
-        c.webhookDelivery,
-        HeartbeatService(store: c.store, identity: c.instance, logger: c.logger),
-        ManifestReloadService(publisher: c.admin.publisher, paths: configuration.links.manifests, logger: c.logger),
+        Entry(service: c.webhookDelivery),
+        Entry(service: HeartbeatService(store: c.store, identity: c.instance, logger: c.logger)),
+        Entry(service: ManifestReloadService(publisher: c.admin.publisher, paths: configuration.links.manifests, logger: c.logger)),
     ]
     // The ops and TLS listeners: last, so they stop right after the public one.
-    services += listeners
+    services += listeners.map { Entry(service: $0) }
     if !configuration.tls.certificates.isEmpty {
-        services.append(TLSCertificateReloadService(files: configuration.tls.certificates, certificates: c.certificates, logger: c.logger))
+        services.append(Entry(service: TLSCertificateReloadService(
+            files: configuration.tls.certificates, certificates: c.certificates, logger: c.logger)))
     }
     if let challenges = c.acmeChallenges {
         let acme = configuration.acme
-        services.append(ACMECertificateService(
+        services.append(Entry(service: ACMECertificateService(
             client: ACMEClient(configuration: ACMEClientConfiguration(
                 directoryURL: acme.directory ?? "", caCertificatesFile: acme.caCertificates, contactEmail: acme.email)),
             store: c.store, apps: c.bootstrap.apps, certificates: c.certificates, challenges: challenges,
             masterKey: c.bootstrap.masterKey, holder: c.instance.id, status: c.acmeStatus, logger: c.logger,
-            checkInterval: .milliseconds(Int64(acme.checkIntervalSeconds * 1000)), retryBase: acme.retryBaseSeconds))
+            checkInterval: .milliseconds(Int64(acme.checkIntervalSeconds * 1000)), retryBase: acme.retryBaseSeconds)))
     }
-    // Any of them ending, or failing, ends the daemon (the listeners' and the store's work cannot go on without it).
-    return services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+    return services
 }
 
 /// The templates of every page linkd renders, read and compiled once at start.

@@ -2,9 +2,9 @@ import LinkStore
 import Logging
 import ServiceLifecycle
 
-/// Keeps this instance current with what other instances change in a shared store (the change feed, and the API
-/// keys), and closes the store last at shutdown: it is listed before the share-event flusher and the claim expiry,
-/// so their final runs come first.
+/// Keeps this instance current with what other instances change in a shared store: the change feed (revocations,
+/// links, signing keys, manifests) and the API keys. On an unshared store nothing changes behind this instance and it
+/// returns at once (its group ignores that: `backgroundServices`).
 struct StoreSyncService: Service {
     let store: StoreFront
     let keys: KeyAdministration
@@ -14,8 +14,8 @@ struct StoreSyncService: Service {
     let publisher: ManifestPublisher
 
     func run() async throws {
+        guard store.changeFeedVersion != nil else { return }
         try? await cancelWhenGracefulShutdown {
-            guard store.changeFeedVersion != nil else { return }  // not shared: nothing changes behind this instance
             async let followed: Void = apiKeys.follow(store)
             try await store.synchronize {
                 await keys.reload()
@@ -24,7 +24,15 @@ struct StoreSyncService: Service {
             }
             await followed
         }
-        // An unshared store returns at once: stay until shutdown, then close.
+    }
+}
+
+/// Closes the store (ending the PostgreSQL pool) at the end of a graceful shutdown. Listed first among the
+/// background services, it is stopped last, after every service that writes to the store has written what it holds.
+struct StoreCloseService: Service {
+    let store: StoreFront
+
+    func run() async throws {
         try? await gracefulShutdown()
         await store.close()
     }
