@@ -124,7 +124,18 @@ final class LinkService: Sendable {
     /// Decides a token's status without I/O when the link record is cached. The signature is checked through
     /// `verified`, so a caller that asks again after reading the record (or resolves a URL a second time) does not
     /// check it twice.
-    func memoryStatus(token: String, app: String, now: Date, verified: inout VerifiedTokens) -> MemoryVerdict {
+    ///
+    /// With `recordFirst` (the memory-only answers: the fast path, and the share route's first try), a token whose
+    /// header names a link neither cached nor revoked is `needsRecord` before its signature is checked: the answer
+    /// needs a store read anyway, and the full path that does it checks the signature, once, before it reads. The
+    /// full path never sets it, so a forged token never costs a store read.
+    func memoryStatus(
+        token: String, app: String, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false
+    ) -> MemoryVerdict {
+        if recordFirst, let stated = UnverifiedToken.claims(of: token) {
+            let id = stated.linkID.hex
+            if store.cachedLink(id: id) == nil, !store.isRevoked(linkID: id, generation: stated.generation) { return .needsRecord(id) }
+        }
         let claims: TokenClaims
         switch verified.verify(token, app: app, now: now, keys: keys) {
         case .success(let value): claims = value
@@ -183,7 +194,8 @@ final class LinkService: Sendable {
     /// link record must be read first, which `resolve` does.
     func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
         var verified = VerifiedTokens()
-        let (resolution, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+        let (resolution, missing) = resolveOnce(
+            url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
         return missing.isEmpty ? finish(resolution) : nil
     }
 
@@ -213,17 +225,20 @@ final class LinkService: Sendable {
 
     /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
     private func resolveOnce(
-        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router, verified: inout VerifiedTokens
+        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router, verified: inout VerifiedTokens,
+        recordFirst: Bool = false
     ) -> (resolution: Resolution, missing: [String]) {
         var missing: [String] = []
         let resolution = router.resolve(url: url, state: state, app: app, client: client) { query in
-            lookup(query, now: now, verified: &verified) { missing.append($0) }
+            lookup(query, now: now, verified: &verified, recordFirst: recordFirst) { missing.append($0) }
         }
         return (resolution, missing)
     }
 
-    private func lookup(_ query: ShareLinkQuery, now: Date, verified: inout VerifiedTokens, onMiss: (String) -> Void) -> LinkStatus {
-        switch memoryStatus(token: query.token, app: query.app, now: now, verified: &verified) {
+    private func lookup(
+        _ query: ShareLinkQuery, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false, onMiss: (String) -> Void
+    ) -> LinkStatus {
+        switch memoryStatus(token: query.token, app: query.app, now: now, verified: &verified, recordFirst: recordFirst) {
         case .decided(let status): return status
         case .needsRecord(let id):
             onMiss(id)
@@ -420,7 +435,7 @@ extension LinkService {
     ) -> (app: String?, status: LinkStatus)? {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
         for app in candidates(host: host) {
-            switch memoryStatus(token: token, app: app, now: now, verified: &verified) {
+            switch memoryStatus(token: token, app: app, now: now, verified: &verified, recordFirst: true) {
             case .decided(.unknown): continue
             case .decided(let status): return (app, status)
             case .needsRecord: return nil

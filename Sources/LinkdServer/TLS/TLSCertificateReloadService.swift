@@ -1,10 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TokenSigning
 import UnixSignals
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Re-reads the operator's certificate files on `SIGHUP` and when one of them changes (their modification time,
 /// size or inode, looked at every `pollInterval`), and installs them for the next handshakes; open connections keep
@@ -56,9 +54,7 @@ struct TLSCertificateReloadService: Service {
     /// Each file's modification time, size and inode (through symbolic links, as a renewal tool swaps them).
     private func stamps() -> [String] {
         files.flatMap { [$0.certificate, $0.privateKey] }.map { path in
-            var status = stat()
-            guard stat(path, &status) == 0 else { return "\(path):missing" }
-            return "\(path):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec):\(status.st_size):\(status.st_ino)"
+            "\(path):" + (FileProbe.stamp(path) ?? "missing")
         }
     }
 }

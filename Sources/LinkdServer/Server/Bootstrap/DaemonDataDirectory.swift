@@ -1,4 +1,5 @@
 import Foundation
+import TokenSigning
 
 /// What marks a directory as a `linkd serve` daemon's data directory, so that the offline keyring verbs
 /// (`linkd token keyring …`) refuse it: their keyring is a separate file the daemon never reads, and keys made there
@@ -20,10 +21,7 @@ public enum DaemonDataDirectory {
 
     /// The first daemon file found in `directory`, nil when there is none.
     public static func daemonFile(in directory: String) -> String? {
-        fileNames.lazy.map { directory + "/" + $0 }.first { path in
-            var status = stat()
-            return lstat(path, &status) == 0
-        }
+        fileNames.lazy.map { directory + "/" + $0 }.first(where: FileProbe.entryExists)
     }
 
     /// Writes the marker into `directory` when it is not there (mode 0600 under the daemon's umask); a failure is

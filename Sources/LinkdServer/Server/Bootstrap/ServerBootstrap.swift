@@ -85,8 +85,7 @@ struct ServerBootstrap: Sendable {
     /// if the store fails the file is removed. Returns the file's path. The secret is never printed or logged.
     static func makeInitialAdminKey(store: StoreFront, dataDir: String, logger: Logger) async throws -> String {
         let path = dataDir + "/" + initialAdminKeyFileName
-        var status = stat()
-        if lstat(path, &status) == 0 {
+        if FileProbe.entryExists(path) {
             throw ConfigurationError(message: "\(path) exists, and no admin key is active: it holds a key made before (revoked, "
                 + "or of another database). Delete it, then start linkd again to make a new admin key")
         }
