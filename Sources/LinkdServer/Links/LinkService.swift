@@ -132,9 +132,13 @@ final class LinkService: Sendable {
     func memoryStatus(
         token: String, app: String, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false
     ) -> MemoryVerdict {
-        if recordFirst, let stated = UnverifiedToken.claims(of: token) {
-            let id = stated.linkID.hex
-            if store.cachedLink(id: id) == nil, !store.isRevoked(linkID: id, generation: stated.generation) { return .needsRecord(id) }
+        // The header's link id and its cached record, read once: a token that verifies has this very header.
+        var stated: (id: String, record: LinkRecord?)?
+        if recordFirst, let claims = UnverifiedToken.claims(of: token) {
+            let id = claims.linkID.hex
+            let record = store.cachedLink(id: id)
+            if record == nil, !store.isRevoked(linkID: id, generation: claims.generation) { return .needsRecord(id) }
+            stated = (id, record)
         }
         let claims: TokenClaims
         switch verified.verify(token, app: app, now: now, keys: keys) {
@@ -142,11 +146,11 @@ final class LinkService: Sendable {
         case .failure(let error):
             return .decided(error.publicVerdict == .expired ? .unavailable(linkID: nil, reason: .expired) : .unknown)
         }
-        let id = claims.linkID.hex
+        let id = stated?.id ?? claims.linkID.hex
         if store.isRevoked(linkID: id, generation: claims.generation) {
             return .decided(.unavailable(linkID: id, reason: .revoked))
         }
-        guard let record = store.cachedLink(id: id) else { return .needsRecord(id) }
+        guard let record = stated?.record ?? store.cachedLink(id: id) else { return .needsRecord(id) }
         return .decided(Self.status(of: record, claims: claims, app: app, now: now, router: router))
     }
 

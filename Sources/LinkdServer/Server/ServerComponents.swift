@@ -41,8 +41,6 @@ struct ServerComponents {
     let console: ConsoleRoutes?
     let deletions: LinkDeletions
     let health: HealthRoutes
-    let resolveRoutes: ResolveRoutes
-    let shareRoutes: ShareRoutes
     /// Share pages, resolutions and `/healthz`: read by Hummingbird's router and the event-loop fast path.
     let hotRoutes: HotRouteTable
     /// HTTP-01 answers, with ACME on.
@@ -135,7 +133,6 @@ struct ServerComponents {
                 store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
                 settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger),
             console: console, deletions: deletions, health: HealthRoutes(store: store, metrics: metrics),
-            resolveRoutes: resolveRoutes, shareRoutes: shareRoutes,
             hotRoutes: HotRouteTable(
                 routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter,
                 metrics: metrics.http, requestLog: logger.logLevel <= .debug ? logger : nil),
