@@ -426,7 +426,7 @@ extension LinkService {
     /// passes the same, so that the token's signature is checked once).
     func shareStatus(token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens) async -> (app: String?, status: LinkStatus) {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        for app in candidates(host: host) {
+        for app in candidates(host: host, token: token) {
             let status = await status(token: token, app: app, now: now, verified: &verified)
             if status != .unknown { return (app, status) }
         }
@@ -438,7 +438,7 @@ extension LinkService {
         token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens
     ) -> (app: String?, status: LinkStatus)? {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        for app in candidates(host: host) {
+        for app in candidates(host: host, token: token) {
             switch memoryStatus(token: token, app: app, now: now, verified: &verified, recordFirst: true) {
             case .decided(.unknown): continue
             case .decided(let status): return (app, status)
@@ -448,8 +448,16 @@ extension LinkService {
         return (nil, .unknown)
     }
 
-    private func candidates(host: String?) -> [String] {
+    /// The apps whose keys a token on `host` is checked with, in turn: the app whose share host it is; on a host no
+    /// app claims (a local or test setup), the app of the token's link when its record is cached (a token of
+    /// another app's key could only decide `unknown` for that link, so its one check is the only one needed);
+    /// else every app with share links.
+    private func candidates(host: String?, token: String) -> [String] {
         if let host = host.map(Authority.hostname), let app = router.shareApp(host: host) { return [app] }
+        if let claims = UnverifiedToken.claims(of: token), let record = store.cachedLink(id: claims.linkID.hex),
+           router.shareAppIDs.contains(record.app) {
+            return [record.app]
+        }
         return router.shareAppIDs
     }
 }

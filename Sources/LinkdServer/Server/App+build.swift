@@ -25,6 +25,8 @@ public struct Daemon<App: ApplicationProtocol> {
     let hotRoutes: HotRouteTable
     /// The public listener's routes as registered (what its 405 answers are made from).
     let routes: RouteCatalog
+    /// The keys in force (what every token is checked with).
+    let keys: KeysInForce
 
     /// Runs the server and its services until SIGTERM or SIGINT, then shuts them down gracefully.
     public func run() async throws {
@@ -96,7 +98,7 @@ public func buildServer(
     )
     return Daemon(
         application: application, initialAdminKeyFile: components.bootstrap.initialAdminKeyFile, store: components.store,
-        hotRoutes: components.hotRoutes, routes: router.catalog)
+        hotRoutes: components.hotRoutes, routes: router.catalog, keys: components.bootstrap.keys.inForce)
 }
 
 /// The public listener's routes and middleware, in the order they must be added.

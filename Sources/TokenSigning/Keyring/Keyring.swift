@@ -60,6 +60,13 @@ public final class Keyring: Sendable {
     /// this one by `replacing(records:)`: for tests.
     var decoyVerifications: Int { decoys.uses.load(ordering: .relaxed) }
 
+    #if DEBUG
+    /// How many token tags were checked (with a key or a decoy), across every keyring made from this one by
+    /// `replacing(records:)`: the tests hold a request to one check with it. Debug builds only, so the release
+    /// build's hot path writes no counter that every event loop shares.
+    package var tagChecks: Int { decoys.tagChecks.load(ordering: .relaxed) }
+    #endif
+
     // MARK: keys
 
     /// Public views of the keys of `app` (all apps when nil), sorted by app and kid.
@@ -126,6 +133,9 @@ public final class Keyring: Sendable {
         } else {
             tagVerifies = decoys.verify(suite: suite, header: header, tag: tag)
         }
+        #if DEBUG
+        decoys.tagChecks.add(1, ordering: .relaxed)
+        #endif
         guard let key else { return .failure(TokenError(.unknownKey, "unknown key id")) }
         guard key.suite == suite else { return .failure(TokenError(.suiteMismatch, "suite does not match the key")) }
         if let until = key.verifyUntil, now > until {

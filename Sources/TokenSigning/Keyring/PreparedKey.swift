@@ -11,6 +11,10 @@ final class DecoyVerifiers: Sendable {
     private let ed25519: TokenVerifier
     /// How many tags were checked here.
     let uses = Atomic<Int>(0)
+    #if DEBUG
+    /// How many tags were checked by the keyrings sharing these decoys, with a key or a decoy (debug builds only).
+    let tagChecks = Atomic<Int>(0)
+    #endif
 
     init() throws {
         let prefix = TokenLayout.contextPrefix(app: "linkd-decoy")

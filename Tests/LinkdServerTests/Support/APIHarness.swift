@@ -40,6 +40,8 @@ struct API {
     let hotRoutes: HotRouteTable
     /// The public listener's routes as registered.
     let routes: RouteCatalog
+    /// The server's keys in force (how many token tags it checked: `keys.keyring.tagChecks`).
+    let keys: KeysInForce
     /// The ops listener's port once it listens (with `opsPort` set).
     let opsListening: ListeningPort
 
@@ -144,11 +146,11 @@ func withAPI(
     else { throw HarnessError("no admin key file on first start") }
     guard let faults = wrapped else { throw HarnessError("the store's backend was not wrapped") }
     let frozen = configuration
-    let store = server.store, hotRoutes = server.hotRoutes, routes = server.routes
+    let store = server.store, hotRoutes = server.hotRoutes, routes = server.routes, keys = server.keys
     try await server.application.test(.live) { client in
         try await body(API(
             client: client, adminKey: adminKey, configuration: frozen, store: store, faults: faults, hotRoutes: hotRoutes,
-            routes: routes, opsListening: opsListening))
+            routes: routes, keys: keys, opsListening: opsListening))
     }
 }
 

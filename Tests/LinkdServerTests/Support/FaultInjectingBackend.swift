@@ -22,6 +22,7 @@ final class FaultInjectingBackend: StoreBackend {
     private let current = Mutex<Fault>(.none)
     private let pingCount = Mutex(0)
     private let challengeReadCount = Mutex(0)
+    private let linkReadCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -39,6 +40,8 @@ final class FaultInjectingBackend: StoreBackend {
     var description: String { base.description }
     /// How many times an ACME challenge's answer was looked for in the store.
     var challengeReads: Int { challengeReadCount.withLock { $0 } }
+    /// How many times a link record was read from the store.
+    var linkReads: Int { linkReadCount.withLock { $0 } }
     /// How many times the store was pinged (readiness checks).
     var pings: Int { pingCount.withLock { $0 } }
 
@@ -58,7 +61,11 @@ final class FaultInjectingBackend: StoreBackend {
         try check()
         try await base.insertLink(record)
     }
-    func fetchLink(id: String) async throws -> LinkRecord? { try check(); return try await base.fetchLink(id: id) }
+    func fetchLink(id: String) async throws -> LinkRecord? {
+        linkReadCount.withLock { $0 += 1 }
+        try check()
+        return try await base.fetchLink(id: id)
+    }
     func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try check()
         return try await base.revokeLink(id: id, at: date, audit: audit)
