@@ -121,6 +121,23 @@ final class LinkService: Sendable {
         case needsRecord(String)
     }
 
+    /// What a token's header states before its signature is checked: the link it names, and that link's record
+    /// when it is cached. Read once per request on the memory-only paths, to decide whether memory can answer at
+    /// all; never trusted as a claim (a token that verifies has this very header).
+    struct StatedLink {
+        let id: String
+        let generation: UInt32
+        let record: LinkRecord?
+
+        /// The header of `token` with its link's cached record; nil when `token` is not a token's shape.
+        init?(token: String, store: StoreFront) {
+            guard let claims = UnverifiedToken.claims(of: token) else { return nil }
+            id = claims.linkID.hex
+            generation = claims.generation
+            record = store.cachedLink(id: id)
+        }
+    }
+
     /// Decides a token's status without I/O when the link record is cached. The signature is checked through
     /// `verified`, so a caller that asks again after reading the record (or resolves a URL a second time) does not
     /// check it twice.
@@ -132,13 +149,16 @@ final class LinkService: Sendable {
     func memoryStatus(
         token: String, app: String, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false
     ) -> MemoryVerdict {
-        // The header's link id and its cached record, read once: a token that verifies has this very header.
-        var stated: (id: String, record: LinkRecord?)?
-        if recordFirst, let claims = UnverifiedToken.claims(of: token) {
-            let id = claims.linkID.hex
-            let record = store.cachedLink(id: id)
-            if record == nil, !store.isRevoked(linkID: id, generation: claims.generation) { return .needsRecord(id) }
-            stated = (id, record)
+        memoryStatus(
+            token: token, app: app, now: now, verified: &verified, stated: recordFirst ? StatedLink(token: token, store: store) : nil)
+    }
+
+    /// `memoryStatus` with the header already read (`stated`; nil on the full path, which checks before it reads).
+    private func memoryStatus(
+        token: String, app: String, now: Date, verified: inout VerifiedTokens, stated: StatedLink?
+    ) -> MemoryVerdict {
+        if let stated, stated.record == nil, !store.isRevoked(linkID: stated.id, generation: stated.generation) {
+            return .needsRecord(stated.id)
         }
         let claims: TokenClaims
         switch verified.verify(token, app: app, now: now, keys: keys) {
@@ -426,7 +446,7 @@ extension LinkService {
     /// passes the same, so that the token's signature is checked once).
     func shareStatus(token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens) async -> (app: String?, status: LinkStatus) {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        for app in candidates(host: host, token: token) {
+        for app in candidates(host: host, cached: StatedLink(token: token, store: store)?.record) {
             let status = await status(token: token, app: app, now: now, verified: &verified)
             if status != .unknown { return (app, status) }
         }
@@ -438,8 +458,9 @@ extension LinkService {
         token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens
     ) -> (app: String?, status: LinkStatus)? {
         guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        for app in candidates(host: host, token: token) {
-            switch memoryStatus(token: token, app: app, now: now, verified: &verified, recordFirst: true) {
+        let stated = StatedLink(token: token, store: store)
+        for app in candidates(host: host, cached: stated?.record) {
+            switch memoryStatus(token: token, app: app, now: now, verified: &verified, stated: stated) {
             case .decided(.unknown): continue
             case .decided(let status): return (app, status)
             case .needsRecord: return nil
@@ -449,15 +470,12 @@ extension LinkService {
     }
 
     /// The apps whose keys a token on `host` is checked with, in turn: the app whose share host it is; on a host no
-    /// app claims (a local or test setup), the app of the token's link when its record is cached (a token of
+    /// app claims (a local or test setup), the app of the token's link when its record is `cached` (a token of
     /// another app's key could only decide `unknown` for that link, so its one check is the only one needed);
     /// else every app with share links.
-    private func candidates(host: String?, token: String) -> [String] {
+    private func candidates(host: String?, cached: LinkRecord?) -> [String] {
         if let host = host.map(Authority.hostname), let app = router.shareApp(host: host) { return [app] }
-        if let claims = UnverifiedToken.claims(of: token), let record = store.cachedLink(id: claims.linkID.hex),
-           router.shareAppIDs.contains(record.app) {
-            return [record.app]
-        }
+        if let app = cached?.app, router.shareAppIDs.contains(app) { return [app] }
         return router.shareAppIDs
     }
 }
