@@ -38,6 +38,18 @@ start() {
 }
 stop() { kill -TERM "$pid"; wait "$pid" || true; pid=""; }
 rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }
+# The daemon's CPU time so far (user + system), in clock ticks.
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# compare URL: nginx-compare, and the daemon's CPU time per request it answered (less noisy than the rate on a
+# shared machine: what one answer costs, whatever else runs).
+compare() {
+  local before out
+  before=$(ticks)
+  out=$(scripts/nginx-compare.sh "$1" "$secs" 32)
+  echo "$out"
+  awk -v t="$(( $(ticks) - before ))" -v hz="$(getconf CLK_TCK)" -v s="$secs" \
+    '/^target:/ { printf "linkd CPU per request: %.1f µs (user + system)\n", t / hz * 1e6 / ($2 * s) }' <<<"$out"
+}
 post() { curl -sf -XPOST "$base$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$3"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
@@ -53,12 +65,12 @@ curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
 echo "==== eventLoopThreads: $loops$([ "$loops" = 0 ] && echo " (one per core, the default)")   rss at start: $(rss)"
 
 echo "== GET /v1/resolve?url=<share URL>&state=free (nginx-compare, ${secs}s, 32 connections)"
-scripts/nginx-compare.sh "$base/v1/resolve?url=$enc&state=free" "$secs" 32
+compare "$base/v1/resolve?url=$enc&state=free"
 # The first visit fetches the preview (waiting at most previewWaitMilliseconds); a busy machine may need another.
 for _ in $(seq 1 20); do curl -s "$base/s/$token" | grep -q "Morning flow" && break; sleep 1; done
 curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
 echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (nginx-compare)"
-scripts/nginx-compare.sh "$base/s/$token" "$secs" 32
+compare "$base/s/$token"
 echo "== POST /v1/resolve (wrk + Lua body, ${secs}s, 32 connections) and nginx answering the same POST, same run"
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
@@ -74,7 +86,9 @@ http { access_log off; server { listen 127.0.0.1:$nport;
   location / { default_type application/json; return 200 '{"route":"ShareLink/FlowView","params":{"flowId":"42"}}'; } } }
 CONF
 "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx.conf"; sleep 0.3
+before=$(ticks)
 post_linkd=$(wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "$base/v1/resolve")
+post_ticks=$(( $(ticks) - before ))
 post_nginx=$(wrk -t1 -c32 -d"${secs}s" --latency -s "$work/post.lua" "http://127.0.0.1:$nport/v1/resolve")
 kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
@@ -82,6 +96,8 @@ p99() { awk '$1=="99%" {print $2}' <<<"$1"; }
 echo "target: $(rps "$post_linkd") req/s  p99 $(p99 "$post_linkd")  $(grep -E 'Non-2xx|Socket errors' <<<"$post_linkd" || true)"
 echo "nginx : $(rps "$post_nginx") req/s  p99 $(p99 "$post_nginx")"
 awk -v a="$(rps "$post_linkd")" -v b="$(rps "$post_nginx")" 'BEGIN { printf "ratio target/nginx: %.2f\n", a/b }'
+awk -v t="$post_ticks" -v hz="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' <<<"$post_linkd")" \
+  'BEGIN { printf "linkd CPU per request: %.1f µs (user + system)\n", t / hz * 1e6 / n }'
 stop
 }
 for loops in ${LOOPS:-0 1}; do speed; done
