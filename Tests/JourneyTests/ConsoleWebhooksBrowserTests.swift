@@ -21,7 +21,8 @@ struct ConsoleWebhooksBrowserTests {
             #expect(try browser.text().contains("No webhook endpoint yet"))
             try ConsoleBrowserTests.capture(browser, "webhooks-empty")
 
-            // Add one for Handz (the first app, chosen already), every event ticked by default.
+            // Add one for Handz (the first app is chosen already), every event ticked by default.
+            try browser.evaluate("document.querySelector('#webhook-app').value = 'handz'")
             try browser.fill("#webhook-url", "http://127.0.0.1:\(port)/hook")
             try browser.clickAndWait("form[action='/admin/webhooks'] button[type=submit]")
             #expect(try browser.text().contains("This is the only time the secret is shown"))

@@ -155,9 +155,9 @@ struct OpenAPITests {
         let session = try #require(ConsoleClient.setCookies(signedIn).first { $0.hasPrefix("linkd_admin=") }?.split(separator: ";").first.map(String.init))
         var withSession: HTTPFields = [.origin: ConsoleClient.origin]
         withSession[.cookie] = session
-        // A webhook endpoint of Coin for the console's webhook pages (Handz's may be at their limit).
+        // A webhook endpoint of Handz for the console's webhook pages (Coin's are at their limit by now).
         let hook = try await api.call(.post, "/v1/admin/webhooks", key: api.adminKey, json: [
-            "app": "coin", "url": "https://hooks.example.invalid/console", "events": ["link.created"],
+            "app": "handz", "url": "https://hooks.example.invalid/console", "events": ["link.created"],
         ])
         let hookID = try #require(hook.string("id"))
         let pages: [(String, String)] = [
@@ -185,7 +185,7 @@ struct OpenAPITests {
             ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke", ""),
             ("/admin/api-keys", "/admin/api-keys", "kind=admin&label=openapi"),
             ("/admin/apps/handz/check", "/admin/apps/{app}/check", "version=1"),
-            ("/admin/webhooks", "/admin/webhooks", "app=coin&url=https%3A%2F%2Fhooks.example.invalid%2Fform&event.link.created=on"),
+            ("/admin/webhooks", "/admin/webhooks", "app=handz&url=https%3A%2F%2Fhooks.example.invalid%2Fform&event.link.created=on"),
             ("/admin/webhooks/\(hookID)/state", "/admin/webhooks/{id}/state", "enabled=false"),
             ("/admin/webhooks/\(hookID)/delete", "/admin/webhooks/{id}/delete", ""),
             ("/admin/sign-out", "/admin/sign-out", ""),

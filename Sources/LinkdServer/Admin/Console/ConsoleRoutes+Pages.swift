@@ -168,7 +168,6 @@ extension ConsoleRoutes {
         let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
         values["hasResults"] = !page.links.isEmpty
         values["noResults"] = page.links.isEmpty
-        values["filtered"] = app != nil || owner != nil || status != nil
         values["results"] = page.links.map { link in
             var row: [String: Any] = [
                 "id": link.id, "status": link.status, "route": link.route,
