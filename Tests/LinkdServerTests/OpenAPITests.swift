@@ -155,13 +155,20 @@ struct OpenAPITests {
         let session = try #require(ConsoleClient.setCookies(signedIn).first { $0.hasPrefix("linkd_admin=") }?.split(separator: ";").first.map(String.init))
         var withSession: HTTPFields = [.origin: ConsoleClient.origin]
         withSession[.cookie] = session
+        // A webhook endpoint of Handz for the console's webhook pages (Coin's are at their limit by now).
+        let hook = try await api.call(.post, "/v1/admin/webhooks", key: api.adminKey, json: [
+            "app": "handz", "url": "https://hooks.example.invalid/console", "events": ["link.created"],
+        ])
+        let hookID = try #require(hook.string("id"))
         let pages: [(String, String)] = [
             ("/admin", "/admin"), ("/admin/keys", "/admin/keys"), ("/admin/keys/handz/rotate", "/admin/keys/{app}/rotate"),
             ("/admin/keys/handz/\(retiredKid)/retire", "/admin/keys/{app}/{kid}/retire"), ("/admin/links?app=handz&owner=u1", "/admin/links"),
             ("/admin/links/\(linkID)", "/admin/links/{id}"), ("/admin/links/\(linkID)/revoke", "/admin/links/{id}/revoke"),
             ("/admin/owners/revoke?app=handz&owner=u1", "/admin/owners/revoke"), ("/admin/api-keys", "/admin/api-keys"),
             ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke"), ("/admin/audit", "/admin/audit"),
-            ("/admin/apps", "/admin/apps"),
+            ("/admin/apps", "/admin/apps"), ("/admin/apps/handz/stats?from=2026-01-01&to=2026-01-31", "/admin/apps/{app}/stats"),
+            ("/admin/links/\(linkID)/stats", "/admin/links/{id}/stats"), ("/admin/webhooks", "/admin/webhooks"),
+            ("/admin/webhooks/\(hookID)", "/admin/webhooks/{id}"), ("/admin/webhooks/\(hookID)/delete", "/admin/webhooks/{id}/delete"),
         ]
         var token = ""
         for (path, template) in pages {
@@ -178,6 +185,9 @@ struct OpenAPITests {
             ("/admin/api-keys/\(apiKeyID)/revoke", "/admin/api-keys/{id}/revoke", ""),
             ("/admin/api-keys", "/admin/api-keys", "kind=admin&label=openapi"),
             ("/admin/apps/handz/check", "/admin/apps/{app}/check", "version=1"),
+            ("/admin/webhooks", "/admin/webhooks", "app=handz&url=https%3A%2F%2Fhooks.example.invalid%2Fform&event.link.created=on"),
+            ("/admin/webhooks/\(hookID)/state", "/admin/webhooks/{id}/state", "enabled=false"),
+            ("/admin/webhooks/\(hookID)/delete", "/admin/webhooks/{id}/delete", ""),
             ("/admin/sign-out", "/admin/sign-out", ""),
         ]
         for (path, template, fields) in forms {
@@ -185,8 +195,9 @@ struct OpenAPITests {
             expectStatus(try await check.call(.post, path, template: template, raw: fields, contentType: form, headers: withSession), 403)
             let done = try await check.call(
                 .post, path, template: template, raw: fields + (fields.isEmpty ? "" : "&") + "csrf=\(token)", contentType: form, headers: withSession)
-            // A new API key's page (201), the impact report of an earlier manifest version (200), else a redirect.
-            expectStatus(done, template == "/admin/api-keys" ? 201 : template == "/admin/apps/{app}/check" ? 200 : 303)
+            // A new API key's or webhook endpoint's page (201), the impact report of an earlier manifest version (200), else a redirect.
+            let created = template == "/admin/api-keys" || template == "/admin/webhooks"
+            expectStatus(done, created ? 201 : template == "/admin/apps/{app}/check" ? 200 : 303)
         }
     }
 

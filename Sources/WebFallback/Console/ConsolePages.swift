@@ -8,7 +8,7 @@ public struct ConsolePages: Sendable {
     /// The pages the console renders; each must be there.
     static let pageNames = [
         "head", "foot", "sign-in", "overview", "keys", "confirm", "links", "link", "api-keys", "api-key-created", "audit",
-        "message", "apps", "apps-impact",
+        "message", "apps", "apps-impact", "stats", "webhooks", "webhook", "webhook-created",
     ]
 
     private let library: MustacheLibrary

@@ -16,6 +16,7 @@ extension ConsoleRoutes {
             sections.append([
                 "app": app.app, "name": app.displayName ?? app.app, "version": app.version, "retired": app.retired,
                 "hosts": app.hosts.joined(separator: ", "), "routes": app.routes,
+                "statsHref": "/admin/apps/\(Self.path(app.app))/stats",
                 "versions": versions.map { version in [
                     "version": version.version, "hash": String(version.hash.prefix(19)), "at": Self.time(version.publishedAt),
                     "by": version.publishedBy, "retired": version.retired, "inForce": version.version == app.version,

@@ -164,19 +164,22 @@ extension ConsoleRoutes {
         if query.get("notice") == "owner-revoked", let count = query.get("count").flatMap(Int.init), count >= 0, owner != nil {
             values["notice"] = "Revoked \(count) link\(count == 1 ? "" : "s") of this owner."
         }
-        if app != nil || owner != nil || status != nil {
-            let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
-            values["hasResults"] = !page.links.isEmpty
-            values["noResults"] = page.links.isEmpty
-            values["results"] = page.links.map { link in [
-                "id": link.id, "linkTitle": link.title ?? "", "status": link.status, "route": link.route,
+        // No filter ("any" everywhere, or the page just opened) lists every link, newest first.
+        let page = try await admin.searchLinks(app: app, owner: owner, status: status, cursor: query.get("cursor"))
+        values["hasResults"] = !page.links.isEmpty
+        values["noResults"] = page.links.isEmpty
+        values["results"] = page.links.map { link in
+            var row: [String: Any] = [
+                "id": link.id, "status": link.status, "route": link.route,
                 "owner": link.owner ?? "", "created": Self.time(link.createdAt), "expires": Self.time(link.expiresAt),
-            ] as [String: Any] }
-            if let next = page.nextCursor {
-                let filters = [("app", app), ("owner", owner), ("status", status), ("cursor", next)]
-                values["next"] = "/admin/links?" + filters.compactMap { name, value in value.map { "\(name)=\(Self.query($0))" } }
-                    .joined(separator: "&")
-            }
+            ]
+            if let title = link.title, !title.isEmpty { row["linkTitle"] = title }
+            return row
+        }
+        if let next = page.nextCursor {
+            let filters = [("app", app), ("owner", owner), ("status", status), ("cursor", next)]
+            values["next"] = "/admin/links?" + filters.compactMap { name, value in value.map { "\(name)=\(Self.query($0))" } }
+                .joined(separator: "&")
         }
         if let app, let owner {
             let count = try await admin.activeLinkCount(app: app, owner: owner)
@@ -193,6 +196,13 @@ extension ConsoleRoutes {
     func linkPage(_ session: ConsoleSessions.Session, _ request: Request, _ context: LinkdRequestContext) async throws -> Response {
         let link = try await admin.link(id: try context.parameters.require("id"), by: session.caller)
         var values = Self.linkContext(link)
+        let shareURLs = try await admin.shareURLs(id: link.id, by: session.caller)
+        values["shareURLs"] = shareURLs.map { ["host": $0.host, "url": $0.url] }
+        values["hasShareURLs"] = !shareURLs.isEmpty
+        let totals = try await stats.linkStats(id: link.id, caller: session.caller, from: nil, to: nil)
+        values["tiles"] = ConsoleStatsPage.tiles(totals.totals)
+        values["statsRange"] = "\(totals.fields.from) to \(totals.fields.to)"
+        values["statsHref"] = "/admin/links/\(link.id)/stats"
         if request.uri.queryParameters.get("notice") == "revoked" { values["notice"] = "The link is revoked: it no longer opens." }
         return render("link", session, nav: "links", title: "Link \(link.id)", values)
     }
@@ -246,7 +256,7 @@ extension ConsoleRoutes {
                 "isRevoked": key.revoked != nil, "isYou": key.id == session.caller.keyID,
                 "revokeHref": "/admin/api-keys/\(Self.path(key.id))/revoke",
             ] as [String: Any] },
-            "apps": admin.appIDs.map { ["id": $0] },
+            "apps": admin.appIDs.enumerated().map { ["id": $1, "first": $0 == 0] as [String: Any] },
         ]
         let query = request.uri.queryParameters
         if query.get("notice") == "revoked", let id = query.get("id"), keys.contains(where: { $0.id == id && $0.revoked != nil }) {

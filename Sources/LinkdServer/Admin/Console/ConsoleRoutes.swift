@@ -113,12 +113,19 @@ struct ConsoleRoutes: Sendable {
             }
         }
         console.get("audit") { request, context in try await page(request, context) { try await auditPage($0, request) } }
+        console.get("apps/{app}/stats") { request, context in
+            try await page(request, context) { try await appStatsPage($0, request, context) }
+        }
+        console.get("links/{id}/stats") { request, context in
+            try await page(request, context) { try await linkStatsPage($0, request, context) }
+        }
+        registerWebhooks(on: console)
     }
 
     // MARK: Sessions
 
     /// A page for a signed-in admin; without a live session, 303 to sign-in (clearing a dead cookie).
-    private func page(
+    func page(
         _ request: Request, _ context: LinkdRequestContext, _ body: (ConsoleSessions.Session) async throws -> Response
     ) async throws -> Response {
         var session: ConsoleSessions.Session?
@@ -134,7 +141,7 @@ struct ConsoleRoutes: Sendable {
 
     /// A form post of a signed-in admin: a live session (else 303 to sign-in), the console's own origin and the
     /// session's CSRF token (else 403), then `body` with the form's fields.
-    private func action(
+    func action(
         _ request: Request, _ context: LinkdRequestContext,
         _ body: (ConsoleSessions.Session, [String: String]) async throws -> Response
     ) async throws -> Response {
@@ -241,7 +248,8 @@ struct ConsoleRoutes: Sendable {
             context["nav"] = [
                 ("overview", "Overview", "/admin"), ("apps", "Apps", "/admin/apps"), ("keys", "Signing keys", "/admin/keys"),
                 ("links", "Links", "/admin/links"),
-                ("api-keys", "API keys", "/admin/api-keys"), ("audit", "Audit log", "/admin/audit"),
+                ("webhooks", "Webhooks", "/admin/webhooks"), ("api-keys", "API keys", "/admin/api-keys"),
+                ("audit", "Audit log", "/admin/audit"),
             ].map { ["label": $0.1, "href": $0.2, "current": $0.0 == nav] as [String: Any] }
         }
         let body = pages.render(name, context)

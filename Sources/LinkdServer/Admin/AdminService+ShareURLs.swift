@@ -1,0 +1,39 @@
+import Foundation
+import LinkRouter
+import LinkStore
+import TokenSigning
+
+/// The share URLs of a link, for the console's inspector: a link's token is shown only when the link is made, so the
+/// inspector signs another one for the same link (same id, expiry and generation) with the app's active key — it
+/// opens exactly what the first one opens, and stops when the link is revoked or expires.
+extension AdminService {
+    /// A share URL of a link and the host it is on.
+    struct ShareURL: Sendable {
+        /// A host the app's share path is served on.
+        let host: String
+        /// `https://<host>/<share path with the token>`.
+        let url: String
+    }
+
+    /// One share URL per share host of an active, unexpired link of `id` (empty otherwise, or when its app has no
+    /// share section or no active key).
+    func shareURLs(id: String, by caller: Caller, now: Date = Date()) async throws -> [ShareURL] {
+        let record = try await links.existing(id: id, caller: caller)
+        guard record.status == .active, record.expires > now, let manifest = router.manifest(app: record.app),
+              let share = manifest.share, let linkID = LinkID(hex: record.id)
+        else { return [] }
+        let keyring = keys.inForce.keyring
+        let expires = UInt32(clamping: Int(record.expires.timeIntervalSince1970))
+        let issued = Self.suites.lazy.compactMap { suite in
+            try? keyring.issue(app: record.app, suite: suite, linkID: linkID, expiresAt: expires,
+                               generation: UInt32(clamping: record.generation), flags: 0, now: UInt32(clamping: Int(now.timeIntervalSince1970)))
+        }.first
+        guard let token = issued else { return [] }
+        let encoded = token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
+        let path = share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
+        return manifest.shareHosts.map { ShareURL(host: $0, url: "https://\($0)/\(path)") }
+    }
+
+    /// The suites a share URL is signed with, in order of preference (the first with an active key).
+    private static let suites: [TokenSuite] = [.hmacSHA256, .ed25519]
+}
