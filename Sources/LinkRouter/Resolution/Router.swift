@@ -302,11 +302,16 @@ public final class Router: Sendable {
 
     /// The public share URL for a token: `https://<first share host><share path with the token>`.
     public func shareURL(app: String, token: String) -> String? {
-        guard let manifest = apps[app]?.manifest, let share = manifest.share,
-              let host = share.hosts.first ?? manifest.hosts.first else { return nil }
+        shareURLs(app: app, token: token).first?.url
+    }
+
+    /// The share URLs of a token, one per host its app's share path is served on (`AppManifest.shareHosts`), the
+    /// first share host first; empty when the app has no share section.
+    public func shareURLs(app: String, token: String) -> [(host: String, url: String)] {
+        guard let manifest = apps[app]?.manifest, let share = manifest.share else { return [] }
         let encoded = token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
         let path = share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
-        return "https://\(host)/\(path)"
+        return manifest.shareHosts.map { (host: $0, url: "https://\($0)/\(path)") }
     }
 
 }

@@ -19,8 +19,8 @@ extension AdminService {
     /// share section or no active key).
     func shareURLs(id: String, by caller: Caller, now: Date = Date()) async throws -> [ShareURL] {
         let record = try await links.existing(id: id, caller: caller)
-        guard record.status == .active, record.expires > now, let manifest = router.manifest(app: record.app),
-              let share = manifest.share, let linkID = LinkID(hex: record.id)
+        guard record.status == .active, record.expires > now, router.manifest(app: record.app)?.share != nil,
+              let linkID = LinkID(hex: record.id)
         else { return [] }
         let keyring = keys.inForce.keyring
         let expires = UInt32(clamping: Int(record.expires.timeIntervalSince1970))
@@ -29,9 +29,7 @@ extension AdminService {
                                generation: UInt32(clamping: record.generation), flags: 0, now: UInt32(clamping: Int(now.timeIntervalSince1970)))
         }.first
         guard let token = issued else { return [] }
-        let encoded = token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
-        let path = share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
-        return manifest.shareHosts.map { ShareURL(host: $0, url: "https://\($0)/\(path)") }
+        return router.shareURLs(app: record.app, token: token).map { ShareURL(host: $0.host, url: $0.url) }
     }
 
     /// The suites a share URL is signed with, in order of preference (the first with an active key).
