@@ -70,7 +70,9 @@ top_sql() {
       parts+=("SELECT d.linkId, $(prefixed d.) $join d.day BETWEEN $lo AND $hi WHERE m.app = 'app0' AND m.month = $month")
     else
       parts+=("$whole $month")
-      parts+=("SELECT d.linkId, $(prefixed -d.) $join d.day BETWEEN $month AND $end AND NOT d.day BETWEEN $lo AND $hi WHERE m.app = 'app0' AND m.month = $month")
+      local negated="SELECT d.linkId, $(prefixed -d.) $join d.day BETWEEN"
+      [ "$lo" -gt "$month" ] && parts+=("$negated $month AND $(( lo - 1 )) WHERE m.app = 'app0' AND m.month = $month")
+      [ "$hi" -lt "$end" ] && parts+=("$negated $(( hi + 1 )) AND $end WHERE m.app = 'app0' AND m.month = $month")
     fi
     month=$(( end + 1 ))
   done

@@ -114,10 +114,14 @@ enum StatsRollups {
             } else if inside <= length - inside {
                 parts.append(days(month: month.number, "d.day BETWEEN \(first.number) AND \(last.number)", negative: false))
             } else {
+                // One range per side outside: an index seek each (a range with a hole reads the hole and drops it).
                 parts.append(whole)
-                parts.append(days(month: month.number, """
-                    d.day BETWEEN \(month.number) AND \(end.number) AND NOT d.day BETWEEN \(first.number) AND \(last.number)
-                    """, negative: true))
+                if first > month {
+                    parts.append(days(month: month.number, "d.day BETWEEN \(month.number) AND \(first.number - 1)", negative: true))
+                }
+                if last < end {
+                    parts.append(days(month: month.number, "d.day BETWEEN \(last.number + 1) AND \(end.number)", negative: true))
+                }
             }
             month = StatsDay(number: end.number + 1)
         }

@@ -10,15 +10,12 @@ enum StatsFormat: Sendable {
     case json
     case csv
 
-    /// The machine code of an unknown `format`.
-    static let unknownCode = APIError.Code("unsupported_format")
-
     /// The format `text` names (nil: JSON); 400 `unsupported_format` for any other.
     init(_ text: String?) throws {
         switch text {
         case nil, "json": self = .json
         case "csv": self = .csv
-        default: throw APIError(.badRequest, Self.unknownCode, "'format' must be json or csv")
+        default: throw APIError(.badRequest, .unsupportedFormat, "'format' must be json or csv")
         }
     }
 }
