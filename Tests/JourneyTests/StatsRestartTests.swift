@@ -4,7 +4,7 @@ import Testing
 
 /// Per-link analytics and a claim code across a restart of `linkd serve` (both stores): the share URL opened from
 /// iPhone, Android, desktop and link-preview user agents, the daemon stopped with SIGTERM, then
-/// `GET /v1/links/{id}/stats` and the claim on the next process.
+/// `GET /v1/links/{id}/stats`, `GET /v1/apps/{app}/stats` (JSON and CSV) and the claim on the next process.
 @Suite("Link analytics across a restart of the daemon", .serialized)
 struct StatsRestartTests {
     @Test("stats and a claim code survive a restart of the daemon", arguments: StoreKind.allCases)
@@ -37,6 +37,17 @@ struct StatsRestartTests {
         #expect(stats.json["previews"] as? Int == 2)
         #expect(stats.json["installs"] as? Int == 1)
         #expect((stats.json["claims"] as? [String: Int])?["made"] == 1)
+        // The app view (read from the rollups the flush wrote) gives the same numbers, as JSON and as CSV.
+        let app = try await TestHTTP.send("GET", second.baseURL + "/v1/apps/handz/stats", bearer: admin)
+        #expect(app.status == 200)
+        #expect(app.json["clicks"] as? Int == 6)
+        #expect(app.json["byPlatform"] as? [String: Int] == ["ios": 2, "android": 3, "desktop": 1])
+        #expect((app.json["top"] as? [[String: Any]])?.first?["linkId"] as? String == id)
+        #expect((app.json["top"] as? [[String: Any]])?.first?["clicks"] as? Int == 6)
+        let csv = try await TestHTTP.send("GET", second.baseURL + "/v1/apps/handz/stats?format=csv", bearer: admin)
+        #expect(csv.status == 200)
+        #expect(String(decoding: csv.body, as: UTF8.self).components(separatedBy: "\r\n").dropLast().last?
+            .split(separator: ",").dropFirst().prefix(6) == ["6", "2", "3", "1", "2", "1"])
         let claimed = try await TestHTTP.send("POST", second.baseURL + "/v1/claims/\(code)", json: ["state": "free"])
         #expect(claimed.status == 200)
         #expect(claimed.json["route"] as? String == "ShareLink/FlowView")

@@ -182,6 +182,7 @@ struct ErrorTests {
         let flow = ["flowId": UUID().uuidString.lowercased()]
         recorded[.badRequest] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["params": flow, "nope": 1]))
         recorded[.badCursor] = Self.record(try await TestHTTP.send("GET", base + "/v1/links?cursor=forged", bearer: clientKey))
+        recorded[.unsupportedFormat] = Self.record(try await TestHTTP.send("GET", base + "/v1/apps/handz/stats?format=xml", bearer: clientKey))
         recorded[.unauthorized] = Self.record(try await TestHTTP.send("GET", base + "/v1/links/" + String(repeating: "0", count: 32), bearer: "lkd_x"))
         recorded[.forbidden] = Self.record(try await TestHTTP.send("GET", base + "/v1/admin/keys", bearer: clientKey))
         recorded[.notFound] = Self.record(try await TestHTTP.send("GET", base + "/v1/nothing-here"))

@@ -27,12 +27,14 @@ public protocol ClaimTable: Sendable {
 
 /// Per-link daily counters: clicks by platform, previews, installs, claims. No address or user agent is stored.
 public protocol LinkStatsTable: Sendable {
-    /// Adds a flush's events: the click totals and last openings (`clicks`) and the day rows, in one transaction,
-    /// so both or neither are written (instances sharing the store add to the same rows).
+    /// Adds a flush's events: the click totals and last openings (`clicks`), the day rows and their rollups (the
+    /// app's days, the links' months), in one transaction, so all or none are written (instances sharing the store
+    /// add to the same rows).
     func addShareEvents(_ batch: ShareEventBatch) async throws
     /// A link's non-zero day rows from `from` to `to` (inclusive), oldest first.
     func linkStats(linkID: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
-    /// An app's counters summed over its links per day, from `from` to `to` (inclusive), oldest first.
+    /// An app's counters summed over its links per day, from `from` to `to` (inclusive), oldest first: the sums of
+    /// the day rows (read from their rollup).
     func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
     /// An app's links with the most clicks from `from` to `to` (inclusive), at most `limit`, most clicked first
     /// (ties by link id).

@@ -105,6 +105,10 @@ enum Migrations {
         migrator.registerMigration("tls-v1") { db in
             for statement in TLSSchema.sqlite { try db.execute(sql: statement) }
         }
+        // The stats rollups, built from the day rows already stored; the `(app, day)` index they replace dropped.
+        migrator.registerMigration("stats-rollups-v1") { db in
+            for statement in StatsRollups.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

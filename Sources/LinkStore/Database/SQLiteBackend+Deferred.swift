@@ -94,7 +94,7 @@ extension SQLiteBackend {
 
     // MARK: Daily counters
 
-    /// Adds a flush's events: the click totals and the day rows, in one transaction. The last opening is the later
+    /// Adds a flush's events: the click totals, the day rows and their rollups, in one transaction. The last opening is the later
     /// of the stored and the added one (a total without one keeps the stored).
     public func addShareEvents(_ batch: ShareEventBatch) async throws {
         guard !batch.isEmpty else { return }
@@ -120,37 +120,46 @@ extension SQLiteBackend {
         }
     }
 
-    /// An app's counters per day in the range, oldest first.
+    /// An app's counters per day in the range, oldest first (its `app_stats_daily` rows).
     public func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
         try await read { db in
             try Self.days(db, sql: """
-                SELECT day, \(DeferredSchema.summedCounters) FROM link_stats_daily WHERE app = ? AND day BETWEEN ? AND ?
-                GROUP BY day ORDER BY day
+                SELECT day, \(DeferredSchema.counters) FROM app_stats_daily WHERE app = ? AND day BETWEEN ? AND ? ORDER BY day
                 """, arguments: [app, from.number, to.number])
         }
     }
 
-    /// An app's most clicked links in the range.
+    /// An app's most clicked links in the range (`StatsRollups.topLinksSQL`).
     public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
         try await read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT linkId, \(DeferredSchema.summedCounters) FROM link_stats_daily WHERE app = ? AND day BETWEEN ? AND ?
-                GROUP BY linkId ORDER BY \(DeferredSchema.summedClicks) DESC, linkId LIMIT ?
-                """, arguments: [app, from.number, to.number, max(0, limit)]
-            ).map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
+            try Row.fetchAll(db, sql: StatsRollups.topLinksSQL(app: "?1", from: from, to: to, limit: limit), arguments: [app])
+                .map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
         }
     }
 
+    /// Adds day rows and the same counters to their rollups (`StatsRollups`), in the caller's transaction.
     private static func add(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
         let placeholders = Array(repeating: "?", count: LinkDayCounts.columns.count).joined(separator: ", ")
-        let statement = try db.cachedStatement(sql: """
+        let daily = try db.cachedStatement(sql: """
             INSERT INTO link_stats_daily (linkId, day, app, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
             \(DeferredSchema.addOnConflict)
             """)
         for (key, value) in rows where !value.isZero {
-            var arguments: StatementArguments = [key.linkID, key.day.number, key.app]
-            arguments += StatementArguments(value.values)
-            try statement.execute(arguments: arguments)
+            try daily.execute(arguments: [key.linkID, key.day.number, key.app] + StatementArguments(value.values))
+        }
+        let appDaily = try db.cachedStatement(sql: """
+            INSERT INTO app_stats_daily (app, day, \(DeferredSchema.counters)) VALUES (?, ?, \(placeholders))
+            \(StatsRollups.addOnConflict(table: "app_stats_daily", key: StatsRollups.appDayKey))
+            """)
+        for row in StatsRollups.appDays(rows) {
+            try appDaily.execute(arguments: [row.app, row.day] + StatementArguments(row.counts.values))
+        }
+        let monthly = try db.cachedStatement(sql: """
+            INSERT INTO link_stats_monthly (app, month, linkId, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
+            \(StatsRollups.addOnConflict(table: "link_stats_monthly", key: StatsRollups.linkMonthKey))
+            """)
+        for (key, value) in StatsRollups.linkMonths(rows) {
+            try monthly.execute(arguments: [key.app, key.day.number, key.linkID] + StatementArguments(value.values))
         }
     }
 

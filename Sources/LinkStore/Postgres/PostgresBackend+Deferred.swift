@@ -81,8 +81,8 @@ extension PostgresBackend {
         }
     }
 
-    /// Deletes up to `DeferredSchema.expiryBatch` expired claims and counts each as expired on its link's day, in
-    /// one statement: a row deleted by one instance is counted by that instance only.
+    /// Deletes up to `DeferredSchema.expiryBatch` expired claims and counts each as expired on its link's day (and
+    /// in the rollups), in one statement: a row deleted by one instance is counted by that instance only.
     public func expireClaims(now: Date) async throws -> [String: Int] {
         try await run("expire claims") { [client] in
             let rows = try await client.query("""
@@ -94,7 +94,16 @@ extension PostgresBackend {
                 counted AS (
                   INSERT INTO link_stats_daily (linkid, day, app, claims_expired)
                   SELECT linkid, day, min(app), count(*) FROM gone GROUP BY linkid, day
-                  \(unescaped: DeferredSchema.addOnConflict))
+                  \(unescaped: DeferredSchema.addOnConflict)),
+                by_app AS (
+                  INSERT INTO app_stats_daily (app, day, claims_expired)
+                  SELECT app, day, count(*) FROM gone GROUP BY app, day ORDER BY app, day
+                  \(unescaped: StatsRollups.addOnConflict(table: "app_stats_daily", key: StatsRollups.appDayKey))),
+                by_month AS (
+                  INSERT INTO link_stats_monthly (app, month, linkid, claims_expired)
+                  SELECT app, \(unescaped: StatsRollups.postgresMonth), linkid, count(*) FROM gone
+                  GROUP BY app, \(unescaped: StatsRollups.postgresMonth), linkid ORDER BY 1, 2, 3
+                  \(unescaped: StatsRollups.addOnConflict(table: "link_stats_monthly", key: StatsRollups.linkMonthKey)))
                 SELECT app, count(*) FROM gone GROUP BY app
                 """)
             var byApp: [String: Int] = [:]
@@ -105,19 +114,19 @@ extension PostgresBackend {
 
     // MARK: Daily counters
 
-    /// Adds a flush's events in one transaction of two statements, however many links: the click totals and the
-    /// day rows, each one insert of arrays (`unnest`) added to on conflict, so a batch of 100,000 links is not
-    /// 100,000 round trips. Rows go in key order, so that instances flushing at once lock them in the same order;
-    /// instances add to the same rows, so their counts sum exactly.
+    /// Adds a flush's events in one transaction of four statements, however many links: the click totals, the
+    /// day rows and their two rollups (`StatsRollups`), each one insert of arrays (`unnest`) added to on conflict,
+    /// so a batch of 100,000 links is not 100,000 round trips. Rows go in key order, so that instances flushing at
+    /// once lock them in the same order; instances add to the same rows, so their counts sum exactly.
     public func addShareEvents(_ batch: ShareEventBatch) async throws {
-        let clicks = batch.clickTotals, rows = batch.dayRows
+        let clicks = batch.clickTotals, rows = batch.dayRows.filter { !$0.counts.isZero }
         guard !clicks.isEmpty || !rows.isEmpty else { return }
         let totals = clicks.isEmpty ? nil : Self.clickTotalsQuery(clicks)
-        let days = rows.isEmpty ? nil : Self.dayRowsQuery(rows)
+        let days = rows.isEmpty ? [] : Self.dayRowsQueries(rows)
         try await run("add share events") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 if let totals { try await connection.query(totals, logger: logger) }
-                if let days { try await connection.query(days, logger: logger) }
+                for query in days { try await connection.query(query, logger: logger) }
             }
         }
     }
@@ -139,19 +148,40 @@ extension PostgresBackend {
         return query
     }
 
-    /// The statement adding `rows` to the day rows.
-    private static func dayRowsQuery(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> PostgresQuery {
-        let ids = rows.map(\.key.linkID), days = rows.map { Int32($0.key.day.number) }, apps = rows.map(\.key.app)
-        let columns = (0..<LinkDayCounts.columns.count).map { index in rows.map { Int64($0.counts.values[index]) } }
+    /// The statements adding `rows` to the day rows, the app's days and the links' months.
+    private static func dayRowsQueries(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> [PostgresQuery] {
+        let appDays = StatsRollups.appDays(rows), months = StatsRollups.linkMonths(rows)
+        return [
+            upsert(table: "link_stats_daily", keys: ["linkid", "day", "app"], conflict: DeferredSchema.addOnConflict,
+                   keyColumns: [rows.map(\.key.linkID), rows.map { String($0.key.day.number) }, rows.map(\.key.app)],
+                   counts: rows.map(\.counts)),
+            upsert(table: "app_stats_daily", keys: StatsRollups.appDayKey,
+                   conflict: StatsRollups.addOnConflict(table: "app_stats_daily", key: StatsRollups.appDayKey),
+                   keyColumns: [appDays.map(\.app), appDays.map { String($0.day) }], counts: appDays.map(\.counts)),
+            upsert(table: "link_stats_monthly", keys: StatsRollups.linkMonthKey,
+                   conflict: StatsRollups.addOnConflict(table: "link_stats_monthly", key: StatsRollups.linkMonthKey),
+                   keyColumns: [months.map(\.key.app), months.map { String($0.key.day.number) }, months.map(\.key.linkID)],
+                   counts: months.map(\.counts)),
+        ]
+    }
+
+    /// One insert of arrays into `table`: the key columns (as text arrays; a column named `day` or `month` is cast
+    /// to integer) and the counters, added to the stored ones on conflict.
+    private static func upsert(
+        table: String, keys: [String], conflict: String, keyColumns: [[String]], counts: [LinkDayCounts]
+    ) -> PostgresQuery {
+        let columns = (0..<LinkDayCounts.columns.count).map { index in counts.map { Int64($0.values[index]) } }
+        let keyTypes = keys.map { $0 == "day" || $0 == "month" ? "integer" : "text" }
+        let selected = keys.enumerated().map { keyTypes[$0.offset] == "integer" ? "\($0.element)::integer" : $0.element }
+        let arrays = (1...keys.count).map { "$\($0)::text[]" }
+            + ((keys.count + 1)...(keys.count + columns.count)).map { "$\($0)::bigint[]" }
         var query = PostgresQuery(unsafeSQL: """
-            INSERT INTO link_stats_daily (linkid, day, app, \(DeferredSchema.counters))
-            SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], \
-            \((4..<(4 + columns.count)).map { "$\($0)::bigint[]" }.joined(separator: ", ")))
-            \(DeferredSchema.addOnConflict)
+            INSERT INTO \(table) (\(keys.joined(separator: ", ")), \(DeferredSchema.counters))
+            SELECT \(selected.joined(separator: ", ")), \(DeferredSchema.counters) FROM unnest(\(arrays.joined(separator: ", ")))
+            AS batch (\(keys.joined(separator: ", ")), \(DeferredSchema.counters))
+            \(conflict)
             """)
-        query.binds.append(ids, context: .default)
-        query.binds.append(days, context: .default)
-        query.binds.append(apps, context: .default)
+        for column in keyColumns { query.binds.append(column, context: .default) }
         for column in columns { query.binds.append(column, context: .default) }
         return query
     }
@@ -167,25 +197,23 @@ extension PostgresBackend {
         }
     }
 
-    /// An app's counters per day in the range, oldest first.
+    /// An app's counters per day in the range, oldest first (its `app_stats_daily` rows).
     public func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
         try await run("read app stats") { [client] in
             let rows = try await client.query("""
-                SELECT day, \(unescaped: DeferredSchema.summedCounters) FROM link_stats_daily
-                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY day ORDER BY day
+                SELECT day, \(unescaped: DeferredSchema.counters) FROM app_stats_daily
+                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) ORDER BY day
                 """)
             return try await Self.days(rows)
         }
     }
 
-    /// An app's most clicked links in the range.
+    /// An app's most clicked links in the range (`StatsRollups.topLinksSQL`).
     public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
-        try await run("read top links") { [client] in
-            let rows = try await client.query("""
-                SELECT linkid, \(unescaped: DeferredSchema.summedCounters) FROM link_stats_daily
-                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
-                GROUP BY linkid ORDER BY \(unescaped: DeferredSchema.summedClicks) DESC, linkid LIMIT \(Int64(max(0, limit)))
-                """)
+        var query = PostgresQuery(unsafeSQL: StatsRollups.topLinksSQL(app: "$1", from: from, to: to, limit: limit))
+        query.binds.append(app, context: .default)
+        return try await run("read top links") { [client, query] in
+            let rows = try await client.query(query)
             var totals: [LinkTotals] = []
             for try await row in rows {
                 let cells = Array(row)

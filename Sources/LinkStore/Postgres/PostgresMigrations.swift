@@ -81,6 +81,8 @@ enum PostgresMigrations {
         ("claims-v2", ["CREATE INDEX claim_codes_link ON claim_codes (linkid, expires)"]),
         // Certificates for the TLS listener and the lease of the instance ordering them (`TLSSecretTable`).
         ("tls-v1", TLSSchema.postgres),
+        // The stats rollups, built from the day rows already stored; the `(app, day)` index they replace dropped.
+        ("stats-rollups-v1", StatsRollups.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -41,6 +41,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case tooManyConnections
     /// 400: an `appVersion` or `platform` of a resolve request that the server cannot read.
     case badAppVersion
+    /// 400: a stats request's `format` is neither `json` nor `csv`.
+    case unsupportedFormat
     /// 422: a published manifest does not validate (admin API).
     case manifestInvalid
     /// 422: a published manifest names another app (admin API).
@@ -62,6 +64,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
         .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections, .badAppVersion, .manifestInvalid,
         .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks, .unknownState,
+        .unsupportedFormat,
     ]
 
     /// The code as the server spells it.
@@ -87,6 +90,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .requestTimeout: "request_timeout"
         case .tooManyConnections: "too_many_connections"
         case .badAppVersion: "bad_app_version"
+        case .unsupportedFormat: "unsupported_format"
         case .manifestInvalid: "manifest_invalid"
         case .manifestAppMismatch: "manifest_app_mismatch"
         case .manifestStrandsLinks: "manifest_strands_links"

@@ -26,15 +26,27 @@ struct StatsRoutes: Sendable {
         router.get("v1/links/{id}/stats") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)
             let query = request.uri.queryParameters
-            return try JSONBody.response(try await linkStats(
-                id: try context.parameters.require("id"), caller: caller, from: query.get("from"), to: query.get("to")))
+            let format = try StatsFormat(query.get("format"))
+            let answer = try await linkStats(
+                id: try context.parameters.require("id"), caller: caller, from: query.get("from"), to: query.get("to"))
+            return try Self.response(answer, format: format, subject: answer.fields.linkId)
         }
         router.get("v1/apps/{app}/stats") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)
             let query = request.uri.queryParameters
-            return try JSONBody.response(try await appStats(
+            let format = try StatsFormat(query.get("format"))
+            let answer = try await appStats(
                 app: try context.parameters.require("app"), caller: caller, from: query.get("from"), to: query.get("to"),
-                top: query.get("top")))
+                top: query.get("top"))
+            return try Self.response(answer, format: format, subject: answer.fields.app)
+        }
+    }
+
+    /// The answer as JSON, or its days as CSV (`StatsCSV`).
+    private static func response(_ answer: StatsAnswer<some Encodable & Sendable>, format: StatsFormat, subject: String) throws -> Response {
+        switch format {
+        case .json: return try JSONBody.response(answer)
+        case .csv: return StatsCSV.response(answer.days, subject: subject, from: answer.range.from, to: answer.range.to)
         }
     }
 
@@ -47,7 +59,7 @@ struct StatsRoutes: Sendable {
         let opened = try await LinkService.storing {
             try await links.events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
-        return StatsAnswer(totals: StatsCounts(Self.sum(days)), fields: LinkStatsFields(
+        return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
             byDay: days.map { StatsCounts($0.1, date: $0.0) }, lastOpenedAt: opened.lastOpened))
     }
@@ -73,7 +85,7 @@ struct StatsRoutes: Sendable {
             let title = (try? await store.link(id: leader.linkID))?.title
             top.append(StatsCounts(leader.counts, linkID: leader.linkID, title: title))
         }
-        return StatsAnswer(totals: StatsCounts(Self.sum(days)), fields: AppStatsFields(
+        return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: AppStatsFields(
             app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
             byDay: days.map { StatsCounts($0.1, date: $0.0) }, top: top))
     }

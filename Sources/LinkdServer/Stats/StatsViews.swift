@@ -53,9 +53,12 @@ struct StatsCounts: Encodable, Sendable {
     }
 }
 
-/// A stats answer: the totals over the range at the top level, beside the answer's own `fields`.
+/// A stats answer: the totals over the range at the top level, beside the answer's own `fields`; the day rows and
+/// the range it was made of are kept for the CSV form (not encoded).
 struct StatsAnswer<Fields: Encodable & Sendable>: Encodable, Sendable {
     let totals: StatsCounts
+    let days: [(StatsDay, LinkDayCounts)]
+    let range: StatsRange
     let fields: Fields
 
     func encode(to encoder: any Encoder) throws {

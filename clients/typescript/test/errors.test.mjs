@@ -143,6 +143,7 @@ test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded fr
   const send = async (method, path, options = {}) => record(await rawRequest(method, base + path, options));
   recorded.bad_request = await send('POST', '/v1/links', { bearer: key, json: { params: flow, nope: 1 } });
   recorded.bad_cursor = await send('GET', '/v1/links?cursor=forged', { bearer: key });
+  recorded.unsupported_format = await send('GET', '/v1/apps/handz/stats?format=xml', { bearer: key });
   recorded.unauthorized = await send('GET', `/v1/links/${'0'.repeat(32)}`, { bearer: 'lkd_x' });
   recorded.forbidden = await send('GET', '/v1/admin/keys', { bearer: key });
   recorded.not_found = await send('GET', '/v1/nothing-here');

@@ -24,4 +24,6 @@ extension APIError.Code {
     static let versionConflict = APIError.Code("version_conflict")
     /// The app still has live links (retiring it would strand them).
     static let appHasLiveLinks = APIError.Code("app_has_live_links")
+    /// A stats request's `format` is neither `json` nor `csv`.
+    static let unsupportedFormat = APIError.Code("unsupported_format")
 }

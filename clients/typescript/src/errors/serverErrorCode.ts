@@ -30,6 +30,7 @@ export const KNOWN_SERVER_ERROR_CODES = [
   'version_conflict',
   'app_has_live_links',
   'unknown_state',
+  'unsupported_format',
 ] as const;
 
 /** A code this version of the client knows (see {@link KNOWN_SERVER_ERROR_CODES}). */

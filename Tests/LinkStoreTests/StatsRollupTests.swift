@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import LinkStore
+import LinkdTestSupport
+import Testing
+
+/// The stats rollups in both stores: the app's days and top links read from them give the numbers the day rows
+/// give (summed here from each link's day rows) over ranges whole and partial in their months, after a reopen, and
+/// after the `stats-rollups-v1` migration builds them from day rows stored before it.
+@Suite("Stats rollups in the store")
+struct StatsRollupTests {
+    /// Links of two apps; 2024-01-20 to 2024-04-10 (days 19742…19823: four months, one of them February of a leap
+    /// year).
+    static let links = (0..<6).map { String(format: "%032x", $0 + 1) }
+    static let first = StatsDay(number: 19_742), last = StatsDay(number: 19_823)
+    static func app(_ link: String) -> String { Int(link.suffix(1), radix: 16)! % 2 == 0 ? "coin" : "handz" }
+
+    /// Opens, previews, installs and claims on most days of the span, over several flushes; an expired claim.
+    static func record(into store: StoreFront) async throws {
+        let buffer = ShareEventBuffer()
+        let kinds: [ShareEvent] = [.clickIOS, .clickAndroid, .clickDesktop, .preview, .installIOS, .installAndroid]
+        for (index, link) in links.enumerated() {
+            for day in stride(from: first.number, through: last.number, by: 1) where (day + index) % 7 != 0 {
+                for event in 0..<((day * (index + 3)) % 5 + index) {
+                    buffer.record(kinds[(event + day) % kinds.count], linkID: link, app: app(link), at: StatsDay(number: day).start)
+                }
+            }
+            try await buffer.flush(into: store)
+        }
+        let expires = StatsDay(number: 19_800).start.addingTimeInterval(3_600)
+        let claim = ClaimRecord(lookupKey: Data(repeating: 9, count: 32), linkID: links[1], app: app(links[1]),
+                                platform: "ios", sealedToken: Data([1]), created: expires.addingTimeInterval(-60), expires: expires)
+        #expect(try await store.insertClaim(claim, maxPerLink: 5, now: expires.addingTimeInterval(-60)))
+        #expect(try await store.expireClaims(now: expires.addingTimeInterval(1)) == [app(links[1]): 1])
+    }
+
+    /// Ranges whole and partial in their months, inside one month, across three, at the edges and beyond.
+    static let ranges: [(Int, Int)] = [
+        (19_742, 19_823), (19_723, 19_813), (19_753, 19_783), (19_754, 19_782), (19_760, 19_770), (19_785, 19_790),
+        (19_742, 19_742), (19_813, 19_830), (19_700, 19_741), (19_770, 19_800),
+    ]
+
+    /// Checks the app views of the store against sums of its links' day rows over every range.
+    static func checkAgainstDayRows(_ store: StoreFront) async throws {
+        for (from, to) in ranges {
+            let from = StatsDay(number: from), to = StatsDay(number: to)
+            var days: [String: [Int: LinkDayCounts]] = [:], totals: [String: [LinkTotals]] = [:]
+            for link in links {
+                var total = LinkDayCounts()
+                for (day, counts) in try await store.linkStats(linkID: link, from: from, to: to) {
+                    days[app(link), default: [:]][day.number, default: LinkDayCounts()].add(counts)
+                    total.add(counts)
+                }
+                if !total.isZero { totals[app(link), default: []].append(LinkTotals(linkID: link, counts: total)) }
+            }
+            for app in ["handz", "coin"] {
+                let byDay = try await store.appStatsByDay(app: app, from: from, to: to)
+                let expected = (days[app] ?? [:]).sorted { $0.key < $1.key }
+                #expect(byDay.map(\.0.number) == expected.map(\.key), "\(app) \(from.number)…\(to.number)")
+                #expect(byDay.map(\.1) == expected.map(\.value), "\(app) \(from.number)…\(to.number)")
+                let ranked = (totals[app] ?? []).sorted { ($1.counts.clicks, $0.linkID) < ($0.counts.clicks, $1.linkID) }
+                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 10) == ranked, "\(app) \(from.number)…\(to.number)")
+                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 2) == Array(ranked.prefix(2)))
+            }
+        }
+    }
+
+    @Test("the app's days and top links from the rollups equal the day rows' sums, also after a reopen", arguments: Backend.allCases)
+    func rollupsMatchDayRows(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        try await Self.record(into: store)
+        let top = try await store.appTopLinks(app: "handz", from: Self.first, to: Self.last, limit: 10)
+        #expect(top.count == 3 && top.allSatisfy { $0.counts.clicks > 0 })
+        try await Self.checkAgainstDayRows(store)
+        await store.close()
+        let reopened = try await location.open()
+        try await Self.checkAgainstDayRows(reopened)
+        #expect(try await reopened.appTopLinks(app: "handz", from: Self.first, to: Self.last, limit: 10) == top)
+        await reopened.close()
+    }
+
+    @Test("the migration builds the rollups from day rows stored before it and drops the (app, day) index", arguments: Backend.allCases)
+    func migrationBackfills(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        try await Self.record(into: store)
+        let before = try await store.appStatsByDay(app: "handz", from: Self.first, to: Self.last)
+        await store.close()
+        // The store as the previous release left it: day rows and their index, no rollups, the migration not run.
+        let undo = [
+            "DROP TABLE app_stats_daily", "DROP TABLE link_stats_monthly",
+            "CREATE INDEX link_stats_app_day ON link_stats_daily (app, day)",
+        ]
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: location.place)
+            try await queue.write { db in
+                for statement in undo { try db.execute(sql: statement) }
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'stats-rollups-v1'")
+            }
+            try queue.close()
+        case .postgres:
+            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
+            for statement in undo + ["DELETE FROM linkd_migrations WHERE name = 'stats-rollups-v1'"] {
+                _ = try TestPostgres.shared().psql(statement, database: database)
+            }
+        }
+        let migrated = try await location.open()
+        #expect(try await migrated.appStatsByDay(app: "handz", from: Self.first, to: Self.last).map(\.1) == before.map(\.1))
+        try await Self.checkAgainstDayRows(migrated)
+        await migrated.close()
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: location.place)
+            let index = try await queue.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'link_stats_app_day'")
+            }
+            #expect(index == 0)
+            try queue.close()
+        case .postgres:
+            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
+            let index = try TestPostgres.shared().psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'link_stats_app_day'", database: database)
+            #expect(index.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        }
+    }
+}
