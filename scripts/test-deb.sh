@@ -83,27 +83,29 @@ for f in /usr/bin/linkd /lib/systemd/system/linkd.service /etc/linkd/linkd.yaml 
          /usr/share/doc/linkd/deploy.md; do
   entry "$f" >/dev/null
 done
-entry /usr/bin/linkd | grep -q '^-rwxr-xr-x root/root' || fail "/usr/bin/linkd: $(entry /usr/bin/linkd)"
-entry /etc/default/linkd | grep -q '^-rw------- root/root' || fail "/etc/default/linkd is not 0600 root: $(entry /etc/default/linkd)"
-entry /etc/linkd/linkd.yaml | grep -q '^-rw-r--r-- root/root' || fail "/etc/linkd/linkd.yaml: $(entry /etc/linkd/linkd.yaml)"
-! awk '{print $2}' "$work/contents" | grep -qv '^root/root$' || fail "files not owned by root/root in the package"
+entry /usr/bin/linkd | grep '^-rwxr-xr-x root/root' >/dev/null || fail "/usr/bin/linkd: $(entry /usr/bin/linkd)"
+entry /etc/default/linkd | grep '^-rw------- root/root' >/dev/null || fail "/etc/default/linkd is not 0600 root: $(entry /etc/default/linkd)"
+entry /etc/linkd/linkd.yaml | grep '^-rw-r--r-- root/root' >/dev/null || fail "/etc/linkd/linkd.yaml: $(entry /etc/linkd/linkd.yaml)"
+! awk '{print $2}' "$work/contents" | grep -v '^root/root$' >/dev/null || fail "files not owned by root/root in the package"
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$work/conffiles"
 [ "$(sort "$work/conffiles" | tr '\n' ' ')" = "/etc/default/linkd /etc/linkd/linkd.yaml " ] \
   || fail "conffiles: $(tr '\n' ' ' < "$work/conffiles")"
 mkdir "$work/x"
 dpkg-deb -x "$deb" "$work/x"
-! readelf -S "$work/x/usr/bin/linkd" | grep -q '\.debug_info' || fail "the packaged binary still has debug info"
+! readelf -S "$work/x/usr/bin/linkd" | grep '\.debug_info' >/dev/null || fail "the packaged binary still has debug info"
 # Every library the binary needs, by the package that ships it on this machine, must be a dependency. (Debian 12
 # has merged /usr: dpkg knows a library by the path its package ships it under, /lib/… or /usr/lib/….)
+# (No reader in these pipelines stops early — `head`, `grep -q`, `awk … exit` —: under `pipefail` the writer's
+# SIGPIPE would end the script with 141, or turn a negated check into a pass.)
 owner_of() {
   local p
   for p in "$1" "$(readlink -f "$1")" "/usr$1" "${1#/usr}"; do
-    dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1 && return 0
+    dpkg -S "$p" 2>/dev/null | sed -n '1s/:.*//p' && return 0
   done
   return 1
 }
 for lib in $(readelf -d "$work/x/usr/bin/linkd" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p'); do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !found { print $NF; found = 1 }')
   [ -n "$path" ] || fail "$lib (NEEDED) is not on this machine"
   owner=$(owner_of "$path") || fail "no package ships $path ($lib)"
   in_depends "$owner" || fail "$lib comes from $owner, which is not in Depends ($depends)"
