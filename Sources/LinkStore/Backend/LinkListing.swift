@@ -110,9 +110,10 @@ struct LinkListSQL {
     /// The values, in placeholder order.
     let values: [Value]
 
-    /// The columns selected, in order: the link's (as each backend decodes a link), then click count and last opening.
+    /// The columns selected, in order: the link's (as each backend decodes a link), then click count and last opening,
+    /// then the link's campaign.
     static let columns = "l.id, l.app, l.route, l.params, l.owner, l.title, l.created, l.expires, l.generation, l.status, "
-        + "COALESCE(c.count, 0), c.lastOpened"
+        + "COALESCE(c.count, 0), c.lastOpened, l.campaign"
 
     /// - Parameters:
     ///   - query: the filters, position and limit.

@@ -25,7 +25,8 @@ public protocol ClaimTable: Sendable {
     func expireClaims(now: Date) async throws -> [String: Int]
 }
 
-/// Per-link daily counters: clicks by platform, previews, installs, claims. No address or user agent is stored.
+/// Per-link daily counters: clicks by platform, previews, installs, claims, and clicks by source (campaign, referring
+/// host). No address, user agent or full referrer is stored.
 public protocol LinkStatsTable: Sendable {
     /// Adds a flush's events: the click totals and last openings (`clicks`), the day rows and their rollups (the
     /// app's days, the links' months), in one transaction, so all or none are written (instances sharing the store
@@ -39,4 +40,8 @@ public protocol LinkStatsTable: Sendable {
     /// An app's links with the most clicks from `from` to `to` (inclusive), at most `limit`, most clicked first
     /// (ties by link id).
     func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals]
+    /// A link's openings by source (campaign, referrer) summed from `from` to `to` (inclusive).
+    func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals
+    /// An app's openings by source summed from `from` to `to` (inclusive), read from the app's rollup.
+    func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals
 }

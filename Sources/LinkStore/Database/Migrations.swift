@@ -109,6 +109,10 @@ enum Migrations {
         migrator.registerMigration("stats-rollups-v1") { db in
             for statement in StatsRollups.sqlite { try db.execute(sql: statement) }
         }
+        // People's openings by campaign and referring host, their app rollup, and a link's own campaign.
+        migrator.registerMigration("sources-v1") { db in
+            for statement in SourceSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

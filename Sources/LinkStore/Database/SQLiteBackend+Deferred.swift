@@ -108,6 +108,57 @@ extension SQLiteBackend {
                 try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
             }
             try Self.add(batch.dayRows, db)
+            try Self.addSources(batch.sourceRows, db)
+        }
+    }
+
+    /// A link's openings by source in the range.
+    public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await read { db in
+            try Self.sources(db, sql: """
+                SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM link_sources_daily
+                WHERE linkId = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
+                """, arguments: [linkID, from.number, to.number])
+        }
+    }
+
+    /// An app's openings by source in the range (its `app_sources_daily` rows).
+    public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await read { db in
+            try Self.sources(db, sql: """
+                SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM app_sources_daily
+                WHERE app = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
+                """, arguments: [app, from.number, to.number])
+        }
+    }
+
+    private static func sources(_ db: Database, sql: String, arguments: StatementArguments) throws -> SourceTotals {
+        SourceSchema.totals(try Row.fetchAll(db, sql: sql, arguments: arguments).map { ($0[0], $0[1], $0[2]) })
+    }
+
+    /// Adds source rows and their app rollup, fitted under the caps against what is stored, in the caller's
+    /// transaction (the writer: no other flush is between the read and the write).
+    private static func addSources(_ rows: [(key: SourceRowKey, clicks: Int)], _ db: Database) throws {
+        guard !rows.isEmpty else { return }
+        let linkValues = try db.cachedStatement(sql: "SELECT value FROM link_sources_daily WHERE linkId = ? AND day = ? AND dimension = ?")
+        let appValues = try db.cachedStatement(sql: "SELECT value FROM app_sources_daily WHERE app = ? AND day = ? AND dimension = ?")
+        let fitted = try SourceSchema.fitted(
+            rows,
+            storedForLink: { Set(try String.fetchAll(linkValues, arguments: [$0.linkID, $0.day, $0.dimension.rawValue])) },
+            storedForApp: { Set(try String.fetchAll(appValues, arguments: [$0.app, $0.day, $0.dimension.rawValue])) })
+        let link = try db.cachedStatement(sql: """
+            INSERT INTO link_sources_daily (linkId, day, dimension, value, app, clicks) VALUES (?, ?, ?, ?, ?, ?)
+            \(SourceSchema.addOnConflict(table: "link_sources_daily"))
+            """)
+        for (key, clicks) in fitted.links {
+            try link.execute(arguments: [key.linkID, key.day.number, key.dimension.rawValue, key.value, key.app, clicks])
+        }
+        let app = try db.cachedStatement(sql: """
+            INSERT INTO app_sources_daily (app, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?)
+            \(SourceSchema.addOnConflict(table: "app_sources_daily"))
+            """)
+        for (key, value, clicks) in fitted.apps {
+            try app.execute(arguments: [key.app, key.day, key.dimension.rawValue, value, clicks])
         }
     }
 

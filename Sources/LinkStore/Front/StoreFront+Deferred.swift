@@ -50,4 +50,14 @@ extension StoreFront {
     public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
         try await backend.appTopLinks(app: app, from: from, to: to, limit: limit)
     }
+
+    /// A link's openings by source in the range.
+    public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await backend.linkSources(linkID: linkID, from: from, to: to)
+    }
+
+    /// An app's openings by source in the range.
+    public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await backend.appSources(app: app, from: from, to: to)
+    }
 }

@@ -30,18 +30,18 @@ public final class ShareEventBuffer: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Counts one `event` of the link `linkID` of `app` at `date`, with one acquisition of one lock. False (nothing
-    /// counted) when the link has no events pending and `capacity` links have.
+    /// Counts one `event` of the link `linkID` of `app` at `date` (a click with its `source`), with one acquisition
+    /// of one lock. False (nothing counted) when the link has no events pending and `capacity` links have.
     @discardableResult
-    public func record(_ event: ShareEvent, linkID: String, app: String, at date: Date = Date()) -> Bool {
+    public func record(_ event: ShareEvent, linkID: String, app: String, at date: Date = Date(), source: ShareSource? = nil) -> Bool {
         pending.withLock { links in
             if let index = links.index(forKey: linkID) {
-                links.values[index].count(event, at: date)
+                links.values[index].count(event, at: date, source: source)
                 return true
             }
             guard links.count < capacity else { return false }
             var events = LinkEvents(app: app)
-            events.count(event, at: date)
+            events.count(event, at: date, source: source)
             links[linkID] = events
             return true
         }

@@ -116,19 +116,110 @@ extension PostgresBackend {
 
     /// Adds a flush's events in one transaction of four statements, however many links: the click totals, the
     /// day rows and their two rollups (`StatsRollups`), each one insert of arrays (`unnest`) added to on conflict,
-    /// so a batch of 100,000 links is not 100,000 round trips. Rows go in key order, so that instances flushing at
-    /// once lock them in the same order; instances add to the same rows, so their counts sum exactly.
+    /// so a batch of 100,000 links is not 100,000 round trips; and the source rows with their app rollup (two reads
+    /// of the values stored, for the caps, and two inserts). Rows go in key order, so that instances flushing at
+    /// once lock them in the same order; instances add to the same rows, so their counts sum exactly (two instances
+    /// adding a new value to the same link and day at the same instant may each keep theirs: a cap may be passed by
+    /// one value per instance).
     public func addShareEvents(_ batch: ShareEventBatch) async throws {
-        let clicks = batch.clickTotals, rows = batch.dayRows.filter { !$0.counts.isZero }
-        guard !clicks.isEmpty || !rows.isEmpty else { return }
+        let clicks = batch.clickTotals, rows = batch.dayRows.filter { !$0.counts.isZero }, sources = batch.sourceRows
+        guard !clicks.isEmpty || !rows.isEmpty || !sources.isEmpty else { return }
         let totals = clicks.isEmpty ? nil : Self.clickTotalsQuery(clicks)
         let days = rows.isEmpty ? [] : Self.dayRowsQueries(rows)
         try await run("add share events") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 if let totals { try await connection.query(totals, logger: logger) }
                 for query in days { try await connection.query(query, logger: logger) }
+                if !sources.isEmpty { try await Self.addSources(sources, connection: connection, logger: logger) }
             }
         }
+    }
+
+    /// Adds source rows and their app rollup, fitted under the caps against the values stored (read in the
+    /// transaction).
+    private static func addSources(_ rows: [(key: SourceRowKey, clicks: Int)], connection: PostgresConnection, logger: Logger) async throws {
+        let linkKeys = Set(rows.map { LinkSourceKey(linkID: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
+        let appKeys = Set(rows.map { AppSourceKey(app: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
+        var linkStored: [LinkSourceKey: Set<String>] = [:]
+        var read = PostgresQuery(unsafeSQL: """
+            SELECT s.linkid, s.day, s.dimension, s.value FROM link_sources_daily s
+            JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (linkid, day, dimension)
+            ON s.linkid = k.linkid AND s.day = k.day AND s.dimension = k.dimension
+            """)
+        read.binds.append(linkKeys.map(\.linkID), context: .default)
+        read.binds.append(linkKeys.map { Int32($0.day) }, context: .default)
+        read.binds.append(linkKeys.map(\.dimension.rawValue), context: .default)
+        for try await (linkID, day, dimension, value) in try await connection.query(read, logger: logger)
+            .decode((String, Int32, String, String).self) {
+            guard let dimension = SourceDimension(rawValue: dimension) else { continue }
+            linkStored[LinkSourceKey(linkID: linkID, day: Int(day), dimension: dimension), default: []].insert(value)
+        }
+        var appStored: [AppSourceKey: Set<String>] = [:]
+        var readApps = PostgresQuery(unsafeSQL: """
+            SELECT s.app, s.day, s.dimension, s.value FROM app_sources_daily s
+            JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (app, day, dimension)
+            ON s.app = k.app AND s.day = k.day AND s.dimension = k.dimension
+            """)
+        readApps.binds.append(appKeys.map(\.app), context: .default)
+        readApps.binds.append(appKeys.map { Int32($0.day) }, context: .default)
+        readApps.binds.append(appKeys.map(\.dimension.rawValue), context: .default)
+        for try await (app, day, dimension, value) in try await connection.query(readApps, logger: logger)
+            .decode((String, Int32, String, String).self) {
+            guard let dimension = SourceDimension(rawValue: dimension) else { continue }
+            appStored[AppSourceKey(app: app, day: Int(day), dimension: dimension), default: []].insert(value)
+        }
+        let fitted = try SourceSchema.fitted(rows, storedForLink: { linkStored[$0] ?? [] }, storedForApp: { appStored[$0] ?? [] })
+        var links = PostgresQuery(unsafeSQL: """
+            INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks)
+            SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+            \(SourceSchema.addOnConflict(table: "link_sources_daily"))
+            """)
+        links.binds.append(fitted.links.map(\.key.linkID), context: .default)
+        links.binds.append(fitted.links.map { Int32($0.key.day.number) }, context: .default)
+        links.binds.append(fitted.links.map(\.key.dimension.rawValue), context: .default)
+        links.binds.append(fitted.links.map(\.key.value), context: .default)
+        links.binds.append(fitted.links.map(\.key.app), context: .default)
+        links.binds.append(fitted.links.map { Int64($0.clicks) }, context: .default)
+        try await connection.query(links, logger: logger)
+        var apps = PostgresQuery(unsafeSQL: """
+            INSERT INTO app_sources_daily (app, day, dimension, value, clicks)
+            SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::bigint[])
+            \(SourceSchema.addOnConflict(table: "app_sources_daily"))
+            """)
+        apps.binds.append(fitted.apps.map(\.key.app), context: .default)
+        apps.binds.append(fitted.apps.map { Int32($0.key.day) }, context: .default)
+        apps.binds.append(fitted.apps.map(\.key.dimension.rawValue), context: .default)
+        apps.binds.append(fitted.apps.map(\.value), context: .default)
+        apps.binds.append(fitted.apps.map { Int64($0.clicks) }, context: .default)
+        try await connection.query(apps, logger: logger)
+    }
+
+    /// A link's openings by source in the range.
+    public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await run("read link sources") { [client] in
+            let rows = try await client.query("""
+                SELECT dimension, value, sum(clicks)::bigint FROM link_sources_daily
+                WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
+                """)
+            return try await Self.sources(rows)
+        }
+    }
+
+    /// An app's openings by source in the range (its `app_sources_daily` rows).
+    public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try await run("read app sources") { [client] in
+            let rows = try await client.query("""
+                SELECT dimension, value, sum(clicks)::bigint FROM app_sources_daily
+                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
+                """)
+            return try await Self.sources(rows)
+        }
+    }
+
+    private static func sources(_ rows: PostgresRowSequence) async throws -> SourceTotals {
+        var found: [(String, String, Int)] = []
+        for try await (dimension, value, clicks) in rows.decode((String, String, Int64).self) { found.append((dimension, value, Int(clicks))) }
+        return SourceSchema.totals(found)
     }
 
     /// The statement adding `clicks` to the click totals. A click always has its date; a total without one (made

@@ -188,20 +188,21 @@ extension PostgresBackend {
 
     // MARK: Rows
 
-    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status"
+    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status, campaign"
     static let apiKeyColumns = "id, kind, app, label, secrethash, created, revoked"
 
     static func decodeLinks(_ rows: PostgresRowSequence) async throws -> [LinkRecord] {
         var records: [LinkRecord] = []
         for try await row in rows {
-            let (id, app, route, params, owner, title, created, expires, generation, status) = try row.decode(
-                (String, String, String, String, String?, String?, Date, Date, Int64, String).self)
+            let (id, app, route, params, owner, title, created, expires, generation, status, campaign) = try row.decode(
+                (String, String, String, String, String?, String?, Date, Date, Int64, String, String?).self)
             guard let status = LinkRecordStatus(rawValue: status) else {
                 throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
             }
             records.append(LinkRecord(
                 id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
-                created: created, expires: expires, generation: Int(generation), status: status))
+                created: created, expires: expires, generation: Int(generation), status: status,
+                campaign: campaign.flatMap(Campaign.init(label:))))
         }
         return records
     }

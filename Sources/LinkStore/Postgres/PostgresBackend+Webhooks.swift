@@ -29,9 +29,10 @@ extension PostgresBackend {
         let inserted = try await run("create a link") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> Bool in
                 let rows = try await connection.query("""
-                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status)
+                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign)
                     VALUES (\(record.id), \(record.app), \(record.route), \(params), \(record.owner), \(record.title),
-                    \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue))
+                    \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue),
+                    \(record.campaign?.label))
                     ON CONFLICT (id) DO NOTHING RETURNING id
                     """, logger: logger)
                 guard try await rows.collect().count == 1 else { return false }

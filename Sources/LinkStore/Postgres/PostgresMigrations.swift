@@ -83,6 +83,8 @@ enum PostgresMigrations {
         ("tls-v1", TLSSchema.postgres),
         // The stats rollups, built from the day rows already stored; the `(app, day)` index they replace dropped.
         ("stats-rollups-v1", StatsRollups.postgres),
+        // People's openings by campaign and referring host, their app rollup, and a link's own campaign.
+        ("sources-v1", SourceSchema.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -32,11 +32,13 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     public var generation: Int
     /// Active, revoked or deleted.
     public var status: LinkRecordStatus
+    /// The campaign the link was created (or imported) with: counted for an opening whose URL names none.
+    public var campaign: Campaign?
 
     /// Creates a link record.
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String?, title: String?,
-        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active
+        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active, campaign: Campaign? = nil
     ) {
         self.id = id
         self.app = app
@@ -48,6 +50,7 @@ public struct LinkRecord: Codable, Sendable, Equatable {
         self.expires = expires
         self.generation = generation
         self.status = status
+        self.campaign = campaign
     }
 }
 

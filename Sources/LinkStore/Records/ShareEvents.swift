@@ -28,8 +28,8 @@ public enum ShareEvent: Sendable, CaseIterable {
     }
 }
 
-/// The events of one link counted between two flushes: its click total and last opening (the `clicks` table) and
-/// its counters per UTC day (the `link_stats_daily` rows).
+/// The events of one link counted between two flushes: its click total and last opening (the `clicks` table), its
+/// counters per UTC day (the `link_stats_daily` rows), and its openings per day by source (campaign and referrer).
 public struct LinkEvents: Sendable, Equatable {
     /// The link's app (a link has one; its day rows carry it).
     public var app: String
@@ -37,24 +37,35 @@ public struct LinkEvents: Sendable, Equatable {
     public var clicks: LinkClicks
     /// The day rows' additions.
     public var days: [StatsDay: LinkDayCounts]
+    /// People's openings per day by source (the `link_sources_daily` rows' additions).
+    public var sources: [StatsDay: DaySources]
 
     /// - Parameters: see the properties.
-    public init(app: String, clicks: LinkClicks = LinkClicks(count: 0, lastOpened: nil), days: [StatsDay: LinkDayCounts] = [:]) {
+    public init(
+        app: String, clicks: LinkClicks = LinkClicks(count: 0, lastOpened: nil), days: [StatsDay: LinkDayCounts] = [:],
+        sources: [StatsDay: DaySources] = [:]
+    ) {
         self.app = app
         self.clicks = clicks
         self.days = days
+        self.sources = sources
     }
 
-    /// Adds one `event` at `date`.
-    public mutating func count(_ event: ShareEvent, at date: Date) {
-        if event.isClick { clicks.add(LinkClicks(count: 1, lastOpened: date)) }
-        days[StatsDay(date), default: LinkDayCounts()].count(event)
+    /// Adds one `event` at `date`; a click also counts its `source` (none given: neither campaign nor referrer).
+    public mutating func count(_ event: ShareEvent, at date: Date, source: ShareSource? = nil) {
+        let day = StatsDay(date)
+        if event.isClick {
+            clicks.add(LinkClicks(count: 1, lastOpened: date))
+            sources[day, default: DaySources()].add(source ?? ShareSource())
+        }
+        days[day, default: LinkDayCounts()].count(event)
     }
 
     /// Adds `other`'s events.
     public mutating func add(_ other: LinkEvents) {
         clicks.add(other.clicks)
         for (day, counts) in other.days { days[day, default: LinkDayCounts()].add(counts) }
+        for (day, counts) in other.sources { sources[day, default: DaySources()].add(counts) }
     }
 }
 
@@ -83,6 +94,21 @@ public struct ShareEventBatch: Sendable, Equatable {
             events.days.filter { !$0.value.isZero }.sorted { $0.key < $1.key }
                 .map { (LinkDayKey(linkID: id, app: events.app, day: $0.key), $0.value) }
         }
+    }
+
+    /// The source rows to add, in key order (link id, day, dimension, value).
+    public var sourceRows: [(key: SourceRowKey, clicks: Int)] {
+        var rows: [(key: SourceRowKey, clicks: Int)] = []
+        for (id, events) in links.sorted(by: { $0.key < $1.key }) {
+            for (day, sources) in events.sources.sorted(by: { $0.key < $1.key }) {
+                for (dimension, values) in sources.counts.sorted(by: { $0.key < $1.key }) {
+                    for (value, clicks) in values.sorted(by: { $0.key < $1.key }) where clicks > 0 {
+                        rows.append((SourceRowKey(linkID: id, app: events.app, day: day, dimension: dimension, value: value), clicks))
+                    }
+                }
+            }
+        }
+        return rows
     }
 }
 

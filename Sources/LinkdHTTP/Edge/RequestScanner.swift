@@ -17,6 +17,9 @@ package struct ScannedHead: Equatable {
     /// The value of the `User-Agent` field, and how many there were (several are joined by Hummingbird).
     package var userAgent: Range<Int>?
     package var userAgentCount = 0
+    /// The value of the `Referer` field, and how many there were (several are joined by Hummingbird).
+    package var referer: Range<Int>?
+    package var refererCount = 0
     /// The value of the `Content-Type` field, and how many there were.
     package var contentType: Range<Int>?
     package var contentTypeCount = 0
@@ -160,6 +163,9 @@ package enum RequestScanner {
             case 10 where equalsLowercased(p, name, "user-agent"):
                 head.userAgent = head.userAgent ?? value
                 head.userAgentCount += 1
+            case 7 where equalsLowercased(p, name, "referer"):
+                head.referer = head.referer ?? value
+                head.refererCount += 1
             case 12 where equalsLowercased(p, name, "content-type"):
                 head.contentType = head.contentType ?? value
                 head.contentTypeCount += 1

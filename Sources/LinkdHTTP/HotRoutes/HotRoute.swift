@@ -172,4 +172,29 @@ package struct HotRequest {
         case .bytes(let request): request.text(request.head.userAgent)
         }
     }
+
+    /// The `Referer`.
+    package var referer: String? {
+        switch source {
+        case .hummingbird(let request, _): request.headers[.referer]
+        case .bytes(let request): request.text(request.head.referer)
+        }
+    }
+
+    /// The query of the target (after `?`, before any `#`), raw; nil without one.
+    package var query: Substring? {
+        let target: String?
+        switch source {
+        case .hummingbird(let request, _):
+            target = request.uri.string
+        case .bytes(let request):
+            // Most share URLs have no query: look for the `?` without making a string.
+            let view = request.bytes.readableBytesView
+            let start = view.startIndex + request.head.target.lowerBound
+            guard view[start..<(start + request.head.target.count)].contains(UInt8(ascii: "?")) else { return nil }
+            target = request.text(request.head.target)
+        }
+        guard let target, let mark = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: mark)...].prefix { $0 != "#" }
+    }
 }

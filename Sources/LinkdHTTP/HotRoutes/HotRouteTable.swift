@@ -90,7 +90,7 @@ package final class HotRouteTable: Sendable {
     /// The request whose head is `head` and bytes `bytes` (head and body) if a fast-path route matches it; nil for
     /// every other request. Several `User-Agent` or `Content-Type` fields (Hummingbird joins them) go to Hummingbird.
     func candidate(_ head: ScannedHead, bytes: ByteBuffer, at started: ContinuousClock.Instant) -> FastRequest? {
-        guard head.method != .other, head.userAgentCount <= 1, head.contentTypeCount <= 1,
+        guard head.method != .other, head.userAgentCount <= 1, head.refererCount <= 1, head.contentTypeCount <= 1,
               let (index, parameter) = bytes.withUnsafeReadableBytes({
                   match(head.method, target: UnsafeRawBufferPointer(rebasing: $0[head.target]))
               })

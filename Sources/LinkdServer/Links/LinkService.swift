@@ -20,8 +20,31 @@ struct CreateLinkRequest: Decodable, Sendable {
     var title: String?
     /// `hmac-sha256` (default) or `ed25519`.
     var suite: String?
+    /// The link's own campaign: counted for an opening whose share URL names none (`utm_*`).
+    var campaign: CampaignFields?
 
-    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite"]
+    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite", "campaign"]
+}
+
+/// A campaign as the API reads and shows it: `source`, `medium` and `name` (a share URL's `utm_source`,
+/// `utm_medium` and `utm_campaign`), each normalised as it is counted (`Campaign.normalised`).
+struct CampaignFields: Codable, Sendable, Equatable {
+    var source: String?
+    var medium: String?
+    var name: String?
+
+    /// The fields of a stored campaign.
+    init(_ campaign: Campaign) {
+        source = campaign.source
+        medium = campaign.medium
+        name = campaign.name
+    }
+
+    /// The campaign of a stats label (`Campaign.label`); nil for `(none)` and `(other)`.
+    init?(label: String) {
+        guard let campaign = Campaign(label: label) else { return nil }
+        self.init(campaign)
+    }
 }
 
 /// What `POST /v1/links` answers (the token and URL are shown only here).
@@ -41,6 +64,8 @@ struct LinkView: Encodable, Sendable {
     let params: [String: String]
     let owner: String?
     let title: String?
+    /// The link's own campaign, when it was created with one.
+    let campaign: CampaignFields?
     /// `active`, `revoked`, `deleted` or `expired`.
     let status: String
     let createdAt: Date
@@ -57,6 +82,7 @@ struct LinkView: Encodable, Sendable {
         params = record.params
         owner = record.owner
         title = record.title
+        campaign = record.campaign.map(CampaignFields.init)
         status = record.status == .active && record.expires <= now ? "expired" : record.status.rawValue
         createdAt = record.created
         expiresAt = record.expires
@@ -110,6 +136,7 @@ final class LinkService: Sendable {
         static let paramValueLength = 512
         static let ownerLength = 200
         static let titleLength = 300
+        static let campaignPartLength = 64
         static let minTTLSeconds = 60
     }
 
@@ -333,7 +360,7 @@ final class LinkService: Sendable {
         let record = LinkRecord(
             id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
-            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: try Self.campaign(request.campaign))
         // `link.created` is queued in the insert's transaction.
         try await Self.storing { try await store.createLink(record, events: [WebhookEvents.linkCreated(record, at: now)]) }
         return CreatedLink(
@@ -404,6 +431,23 @@ final class LinkService: Sendable {
         for (field, text) in texts {
             if let text { try checkPrintable(text, field: field) { refuse($0) } }
         }
+    }
+
+    /// The campaign of a new link's `campaign` field: each part at most `Caps.campaignPartLength` characters and
+    /// printable, normalised as openings are counted; 400 when no part is left.
+    private static func campaign(_ fields: CampaignFields?) throws -> Campaign? {
+        guard let fields else { return nil }
+        for (field, text) in [("campaign.source", fields.source), ("campaign.medium", fields.medium), ("campaign.name", fields.name)] {
+            guard let text else { continue }
+            guard text.unicodeScalars.count <= Caps.campaignPartLength else {
+                throw LinkError(.invalid, "\(field) is at most \(Caps.campaignPartLength) characters")
+            }
+            try checkPrintable(text, field: field) { LinkError(.invalid, $0) }
+        }
+        guard let campaign = Campaign(source: fields.source, medium: fields.medium, name: fields.name) else {
+            throw LinkError(.invalid, "campaign needs a source, medium or name with a letter or digit")
+        }
+        return campaign
     }
 
     /// Refuses text that would reach a log, a page or a terminal with characters that forge lines or reorder what is

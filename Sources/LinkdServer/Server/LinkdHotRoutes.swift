@@ -27,11 +27,14 @@ extension HotRouteTable {
                 .get, "/s/{token}", rateLimit: .perClient(RequestCost.byToken),
                 answer: { request in
                     await share.page(
-                        token: request.parameter ?? "", host: request.host, userAgent: request.userAgent, countsClick: !request.isHead
+                        token: request.parameter ?? "", host: request.host, userAgent: request.userAgent,
+                        origin: ShareOrigin(query: request.query, referer: request.referer), countsClick: !request.isHead
                     ).response
                 },
                 answerFromMemory: { request in
-                    share.pageInMemory(token: request.parameter ?? "", host: request.host, userAgent: request.userAgent)
+                    share.pageInMemory(
+                        token: request.parameter ?? "", host: request.host, userAgent: request.userAgent,
+                        origin: ShareOrigin(query: request.query, referer: request.referer))
                 }),
             HotRoute(
                 .get, "/s/{token}/qr.svg", rateLimit: .perClient(RequestCost.byToken),

@@ -11,7 +11,8 @@ enum StorePlatform: String, CaseIterable, Sendable {
 /// update: a person's opening adds to the link's click total, last opening and day row at once; written to the store
 /// by `ShareEventFlushService`) and one Prometheus counter (an atomic add). An event the full buffer refuses is
 /// counted in `linkd_share_events_dropped_total` instead. No address or user agent is kept: the user agent is read
-/// for its class (`UserAgentKind`) and dropped.
+/// for its class (`UserAgentKind`) and dropped; a person's opening keeps its campaign and the referring site's host
+/// (`ShareSource`), never the `Referer` itself.
 final class ShareAnalytics: Sendable {
     let buffer: ShareEventBuffer
     let metrics: AnalyticsMetrics
@@ -22,15 +23,16 @@ final class ShareAnalytics: Sendable {
         self.metrics = metrics
     }
 
-    /// Counts a share page shown: a click of a person on a platform, or a preview of a link-preview crawler.
-    func recordOpen(linkID: String, app: String, client: UserAgentKind, at date: Date = Date()) {
+    /// Counts a share page shown: a click of a person on a platform with where it came from (`source`, read only
+    /// for a person), or a preview of a link-preview crawler.
+    func recordOpen(linkID: String, app: String, client: UserAgentKind, source: @autoclosure () -> ShareSource = ShareSource(), at date: Date = Date()) {
         let (event, audience): (ShareEvent, AnalyticsMetrics.Audience) = switch client {
         case .iOS: (.clickIOS, .ios)
         case .android: (.clickAndroid, .android)
         case .desktop: (.clickDesktop, .desktop)
         case .crawler: (.preview, .preview)
         }
-        record(event, linkID: linkID, app: app, at: date)
+        record(event, linkID: linkID, app: app, at: date, source: event.isClick ? source() : nil)
         metrics.recordOpen(app: app, audience)
     }
 
@@ -52,7 +54,7 @@ final class ShareAnalytics: Sendable {
         metrics.recordClaims(app: app, .claimed)
     }
 
-    private func record(_ event: ShareEvent, linkID: String, app: String, at date: Date = Date()) {
-        if !buffer.record(event, linkID: linkID, app: app, at: date) { metrics.recordDroppedEvent() }
+    private func record(_ event: ShareEvent, linkID: String, app: String, at date: Date = Date(), source: ShareSource? = nil) {
+        if !buffer.record(event, linkID: linkID, app: app, at: date, source: source) { metrics.recordDroppedEvent() }
     }
 }

@@ -12,7 +12,8 @@ import WebFallback
 /// (410); anything else (malformed, forged, unknown key, unknown link) → the same page as 404: on a host an app
 /// claims, that app's unavailable page (its 410 body), chosen by the `Host` alone, never by the token. Every answer is
 /// `Cache-Control: no-store` so that a revocation bites at once. Clicks of valid links are counted in memory and
-/// written in batches; link-preview crawlers count none. An origin's 404/410 is final: the link is reported to
+/// written in batches with where they came from (`ShareOrigin`: the URL's campaign, the referring host); link-preview
+/// crawlers count a preview. An origin's 404/410 is final: the link is reported to
 /// `deletions`, which marks it deleted in the store off the request path.
 final class ShareRoutes: Sendable {
     let links: LinkService
@@ -47,42 +48,47 @@ final class ShareRoutes: Sendable {
 
     /// The share page of `token`, reading the link record and asking the origin (within the preview wait) when
     /// memory has not got them. `countsClick: false` (a `HEAD` request: nobody opened the link) counts no click.
-    func page(token: String, host: String?, userAgent: String?, countsClick: Bool = true) async -> ReadyResponse {
+    func page(
+        token: String, host: String?, userAgent: String?, origin: ShareOrigin = ShareOrigin(), countsClick: Bool = true
+    ) async -> ReadyResponse {
         var verified = VerifiedTokens()
-        if let ready = pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick, verified: &verified) {
+        if let ready = pageInMemory(
+            token: token, host: host, userAgent: userAgent, origin: origin, countsClick: countsClick, verified: &verified) {
             return ready
         }
         let (app, status) = await links.shareStatus(token: token, host: host, verified: &verified)
         let pages = apps.snapshot.sharePages
         if case .active(let target) = status, let app { await pages.fetchPreview(app: app, params: target.params) }
         return page(
-            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: true, countsClick: countsClick,
-            pages: pages) ?? pages.unknownPage(host: host)
+            app: app, status: status, token: token, host: host, userAgent: userAgent, origin: origin, afterFetch: true,
+            countsClick: countsClick, pages: pages) ?? pages.unknownPage(host: host)
     }
 
     /// The share page of `token` from memory alone (the event-loop fast path); nil, with nothing counted, when the
     /// link record or the origin's preview must be fetched first.
-    func pageInMemory(token: String, host: String?, userAgent: String?, countsClick: Bool = true) -> ReadyResponse? {
+    func pageInMemory(
+        token: String, host: String?, userAgent: String?, origin: ShareOrigin = ShareOrigin(), countsClick: Bool = true
+    ) -> ReadyResponse? {
         var verified = VerifiedTokens()
-        return pageInMemory(token: token, host: host, userAgent: userAgent, countsClick: countsClick, verified: &verified)
+        return pageInMemory(token: token, host: host, userAgent: userAgent, origin: origin, countsClick: countsClick, verified: &verified)
     }
 
     /// `pageInMemory`, checking the token's signature through `verified`.
     private func pageInMemory(
-        token: String, host: String?, userAgent: String?, countsClick: Bool, verified: inout VerifiedTokens
+        token: String, host: String?, userAgent: String?, origin: ShareOrigin, countsClick: Bool, verified: inout VerifiedTokens
     ) -> ReadyResponse? {
         guard let (app, status) = links.shareStatusInMemory(token: token, host: host, verified: &verified) else { return nil }
         return page(
-            app: app, status: status, token: token, host: host, userAgent: userAgent, afterFetch: false, countsClick: countsClick,
-            pages: apps.snapshot.sharePages)
+            app: app, status: status, token: token, host: host, userAgent: userAgent, origin: origin, afterFetch: false,
+            countsClick: countsClick, pages: apps.snapshot.sharePages)
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
     /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`). A link whose
     /// origin says its item is gone gets the 410 page, counts as `deleted`, and is reported to `deletions`.
     private func page(
-        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, afterFetch: Bool, countsClick: Bool,
-        pages: SharePages<ReadyResponse>
+        app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, origin: ShareOrigin, afterFetch: Bool,
+        countsClick: Bool, pages: SharePages<ReadyResponse>
     ) -> ReadyResponse? {
         let page: ReadyResponse
         switch status {
@@ -92,16 +98,19 @@ final class ShareRoutes: Sendable {
                 break
             }
             let client = UserAgentKind(userAgent: userAgent)
+            let record = links.store.cachedLink(id: target.linkID)
             guard let landing = pages.landing(
-                app: app, token: token, target: target, title: links.store.cachedLink(id: target.linkID)?.title, client: client,
-                afterFetch: afterFetch)
+                app: app, token: token, target: target, title: record?.title, client: client, afterFetch: afterFetch)
             else { return nil }
             if landing.deleted {
                 deletions.report(linkID: target.linkID)
                 links.metrics.recordTokenVerdict(.unavailable(linkID: target.linkID, reason: .deleted))
                 return landing.page
             }
-            if countsClick { analytics.recordOpen(linkID: target.linkID, app: app, client: client) }
+            if countsClick {
+                analytics.recordOpen(
+                    linkID: target.linkID, app: app, client: client, source: origin.source(linkCampaign: record?.campaign))
+            }
             page = landing.page
         case .unavailable:
             page = pages.gonePage(app: app)

@@ -56,12 +56,16 @@ struct StatsRoutes: Sendable {
         let range = try StatsRange(from: from, to: to, maxDays: Self.maxLinkDays) { _ in StatsDay(record.created) }
         let store = links.store
         let days = try await LinkService.storing { try await store.linkStats(linkID: record.id, from: range.from, to: range.to) }
+        let sources = SourceBreakdown(try await LinkService.storing {
+            try await store.linkSources(linkID: record.id, from: range.from, to: range.to)
+        })
         let opened = try await LinkService.storing {
             try await links.events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, lastOpenedAt: opened.lastOpened))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
+            lastOpenedAt: opened.lastOpened))
     }
 
     /// An app's stats over the range (default: the last 30 days) with its `top` most clicked links.
@@ -80,6 +84,7 @@ struct StatsRoutes: Sendable {
         let store = links.store
         let days = try await LinkService.storing { try await store.appStatsByDay(app: app, from: range.from, to: range.to) }
         let leaders = try await LinkService.storing { try await store.appTopLinks(app: app, from: range.from, to: range.to, limit: limit) }
+        let sources = SourceBreakdown(try await LinkService.storing { try await store.appSources(app: app, from: range.from, to: range.to) })
         var top: [StatsCounts] = []
         for leader in leaders {
             let title = (try? await store.link(id: leader.linkID))?.title
@@ -87,7 +92,8 @@ struct StatsRoutes: Sendable {
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: AppStatsFields(
             app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, top: top))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
+            top: top))
     }
 
     private static func sum(_ days: [(StatsDay, LinkDayCounts)]) -> LinkDayCounts {

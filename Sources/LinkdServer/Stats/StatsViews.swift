@@ -67,23 +67,70 @@ struct StatsAnswer<Fields: Encodable & Sendable>: Encodable, Sendable {
     }
 }
 
-/// `GET /v1/links/{id}/stats` beside the totals: `byDay` (days with any event) and `lastOpenedAt`.
+/// People's openings by source over a range, as the stats endpoints answer them: `byCampaign` and `byReferrer`,
+/// each the `maxEntries` values with the most clicks (ties by label), the rest summed into `(other)`, which comes last.
+/// `(none)` counts openings without a campaign or without a referring site. Openings counted before linkd kept
+/// sources are in neither list.
+struct SourceBreakdown: Sendable {
+    /// A campaign's clicks: its `label` (`source|medium|name`, or `(none)`/`(other)`) and its parts.
+    struct CampaignCount: Encodable, Sendable {
+        let label: String
+        let source: String?
+        let medium: String?
+        let name: String?
+        let clicks: Int
+    }
+
+    /// A referring host's clicks (or `(none)`/`(other)`).
+    struct ReferrerCount: Encodable, Sendable {
+        let host: String
+        let clicks: Int
+    }
+
+    /// The most values listed per dimension.
+    static let maxEntries = 20
+
+    let byCampaign: [CampaignCount]
+    let byReferrer: [ReferrerCount]
+
+    init(_ totals: SourceTotals) {
+        byCampaign = Self.top(totals.counts[.campaign] ?? [:]).map { label, clicks in
+            let fields = CampaignFields(label: label)
+            return CampaignCount(label: label, source: fields?.source, medium: fields?.medium, name: fields?.name, clicks: clicks)
+        }
+        byReferrer = Self.top(totals.counts[.referrer] ?? [:]).map { ReferrerCount(host: $0.0, clicks: $0.1) }
+    }
+
+    private static func top(_ values: [String: Int]) -> [(String, Int)] {
+        let ranked = values.filter { $0.key != ShareSource.other && $0.value > 0 }
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let rest = ranked.dropFirst(maxEntries).reduce(values[ShareSource.other] ?? 0) { $0 + $1.value }
+        return ranked.prefix(maxEntries).map { ($0.key, $0.value) } + (rest > 0 ? [(ShareSource.other, rest)] : [])
+    }
+}
+
+/// `GET /v1/links/{id}/stats` beside the totals: `byDay` (days with any event), `byCampaign`, `byReferrer` and
+/// `lastOpenedAt`.
 struct LinkStatsFields: Encodable, Sendable {
     let linkId: String
     let app: String
     let from: String
     let to: String
     let byDay: [StatsCounts]
+    let byCampaign: [SourceBreakdown.CampaignCount]
+    let byReferrer: [SourceBreakdown.ReferrerCount]
     /// Absent when the link was never opened.
     let lastOpenedAt: Date?
 }
 
-/// `GET /v1/apps/{app}/stats` beside the totals: `byDay` and the app's `top` links.
+/// `GET /v1/apps/{app}/stats` beside the totals: `byDay`, `byCampaign`, `byReferrer` and the app's `top` links.
 struct AppStatsFields: Encodable, Sendable {
     let app: String
     let from: String
     let to: String
     let byDay: [StatsCounts]
+    let byCampaign: [SourceBreakdown.CampaignCount]
+    let byReferrer: [SourceBreakdown.ReferrerCount]
     let top: [StatsCounts]
 }
 

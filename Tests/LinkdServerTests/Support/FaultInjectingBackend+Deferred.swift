@@ -28,4 +28,10 @@ extension FaultInjectingBackend {
     func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
         try check(); return try await base.appTopLinks(app: app, from: from, to: to, limit: limit)
     }
+    func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try check(); return try await base.linkSources(linkID: linkID, from: from, to: to)
+    }
+    func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
+        try check(); return try await base.appSources(app: app, from: from, to: to)
+    }
 }
