@@ -51,10 +51,15 @@ struct ConsoleStatsBrowserTests {
             ])
             ids.append(try #require(link.json["id"] as? String))
             let token = try #require(link.json["token"] as? String)
-            // The first link: 2 iPhone, 3 Android, 1 desktop, 2 crawlers; the second: one iPhone open.
-            for (agent, times) in title == "Morning flow" ? UserAgent.opens : [(UserAgent.iPhone, 1)] {
+            // The first link: 2 iPhone, 3 Android, 1 desktop, 2 crawlers; the second: one iPhone open from a
+            // newsletter's campaign, through a news site.
+            let second = title == "Evening flow"
+            for (agent, times) in second ? [(UserAgent.iPhone, 1)] : UserAgent.opens {
                 for _ in 0..<times {
-                    #expect(try await TestHTTP.send("GET", base + "/s/\(token)", headers: ["User-Agent": agent]).status == 200)
+                    let url = base + "/s/\(token)" + (second ? "?utm_source=Newsletter&utm_campaign=Spring%20Sale" : "")
+                    var headers = ["User-Agent": agent]
+                    if second { headers["Referer"] = "https://news.example.com/story/42" }
+                    #expect(try await TestHTTP.send("GET", url, headers: headers).status == 200)
                 }
             }
         }
@@ -75,6 +80,10 @@ struct ConsoleStatsBrowserTests {
         #expect(try Self.tiles(browser) == ["Opens": "7", "Installs": "0", "Claims": "0", "Previews": "2"])
         #expect(try Self.rows(browser, "by-day") == [[Self.today, "7", "3", "3", "1", "2", "0"]])
         #expect(try Self.rows(browser, "by-platform") == [["iOS", "3", "0"], ["Android", "3", "0"], ["Desktop", "1", "—"]])
+        #expect(try Self.rows(browser, "by-campaign") == [["No campaign", "—", "—", "6"], ["spring-sale", "newsletter", "—", "1"]])
+        #expect(try Self.rows(browser, "by-referrer") == [
+            ["No referring site (direct, an app, or no-referrer)", "6"], ["news.example.com", "1"],
+        ])
         let top = try Self.rows(browser, "top")
         #expect(top.map { $0[1] } == ["6", "1"] && top.first?.first?.contains("Morning flow") == true, "\(top)")
         // The chart: one bar (today) drawn full height under the stylesheet (the CSP allows no inline style), hidden
@@ -115,6 +124,9 @@ struct ConsoleStatsBrowserTests {
         #expect(try Self.tiles(browser)["Opens"] == "1")
         try browser.clickAndWait("a[href='/admin/links/\(ids[1])/stats']")
         #expect(try Self.rows(browser, "by-platform").first == ["iOS", "1", "0"])
+        #expect(try Self.rows(browser, "by-campaign") == [["spring-sale", "newsletter", "—", "1"]])
+        #expect(try Self.rows(browser, "by-referrer") == [["news.example.com", "1"]])
+        try ConsoleBrowserTests.capture(browser, "link-stats-sources")
         try browser.open(base + "/admin/links/\(ids[1])/stats?to=nope")
         #expect(try browser.text().contains("'to' must be a date as YYYY-MM-DD"))
     }

@@ -32,6 +32,7 @@ extension ConsoleRoutes {
         }
         let sections = [
             ConsoleStatsPage.byDay(fields.byDay, from: range.from, to: range.to), ConsoleStatsPage.byPlatform(answer.totals),
+            ConsoleStatsPage.byCampaign(fields.byCampaign), ConsoleStatsPage.byReferrer(fields.byReferrer),
             ConsoleStatsPage.installsAndClaims(answer.totals), ConsoleStatsPage.topLinks(fields.top),
         ]
         let name = admin.router.manifest(app: app)?.displayName ?? app
@@ -62,6 +63,7 @@ extension ConsoleRoutes {
         }
         let sections = [
             ConsoleStatsPage.byDay(fields.byDay, from: range.from, to: range.to), ConsoleStatsPage.byPlatform(answer.totals),
+            ConsoleStatsPage.byCampaign(fields.byCampaign), ConsoleStatsPage.byReferrer(fields.byReferrer),
             ConsoleStatsPage.installsAndClaims(answer.totals),
         ]
         return statsPage(session, title: "Stats of link \(view.title ?? view.id)",

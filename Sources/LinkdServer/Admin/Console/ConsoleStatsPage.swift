@@ -89,6 +89,40 @@ enum ConsoleStatsPage {
                        columns: ["What", "Count"], numericColumns: [1], rows: rows, empty: "")
     }
 
+    /// Opens by campaign (`utm_*` on the share URL, or the link's own), most first; `(none)` and `(other)` explained.
+    static func byCampaign(_ entries: [SourceBreakdown.CampaignCount]) -> Section {
+        let rows = entries.map { entry -> [Section.Cell] in
+            let name: String = switch entry.label {
+            case ShareSource.none: "No campaign"
+            case ShareSource.other: "Other campaigns"
+            default: entry.name ?? "—"
+            }
+            return [Section.Cell(text: name), Section.Cell(text: entry.source ?? "—"), Section.Cell(text: entry.medium ?? "—"),
+                    Section.Cell(text: String(entry.clicks))]
+        }
+        return Section(
+            id: "by-campaign", title: "By campaign",
+            caption: "Opens by campaign: the share URL's utm_campaign, utm_source and utm_medium, or the link's own campaign.",
+            columns: ["Campaign", "Source", "Medium", "Opens"], numericColumns: [3], rows: rows,
+            empty: "No opens with a campaign in these days.")
+    }
+
+    /// Opens by referring site (the host of `Referer` only), most first.
+    static func byReferrer(_ entries: [SourceBreakdown.ReferrerCount]) -> Section {
+        let rows = entries.map { entry -> [Section.Cell] in
+            let host: String = switch entry.host {
+            case ShareSource.none: "No referring site (direct, an app, or no-referrer)"
+            case ShareSource.other: "Other sites"
+            default: entry.host
+            }
+            return [Section.Cell(text: host), Section.Cell(text: String(entry.clicks))]
+        }
+        return Section(
+            id: "by-referrer", title: "By referring site",
+            caption: "Opens by the referring site's host name; no path or full address is kept.",
+            columns: ["Site", "Opens"], numericColumns: [1], rows: rows, empty: "No opens in these days.")
+    }
+
     /// An app's most opened links, each linked to its inspector and its stats.
     static func topLinks(_ top: [StatsCounts]) -> Section {
         let rows = top.map { link -> [Section.Cell] in
