@@ -1,0 +1,99 @@
+import Foundation
+import LinkStore
+import Testing
+
+/// Campaign and referrer labels (normalised and capped before they are counted) and their rows in both stores: the
+/// per-link and per-app caps hold across flushes, with the rest counted as `(other)`, and the app's rollup equals the
+/// sum of its links' rows.
+@Suite("Share sources: campaigns and referring hosts")
+struct ShareSourceTests {
+    @Test("campaign parts are normalised: lower case, safe characters, no formula start, at most 64 bytes")
+    func campaignNormalisation() {
+        #expect(Campaign.normalised("Spring Sale!") == "spring-sale")
+        #expect(Campaign.normalised("  E-mail  ") == "e-mail")
+        #expect(Campaign.normalised("=HYPERLINK(\"http://x\")") == "hyperlink-http-x")
+        #expect(Campaign.normalised("+cmd|' /C calc'!A0") == "cmd-c-calc-a0")
+        #expect(Campaign.normalised("@SUM(1)") == "sum-1")
+        #expect(Campaign.normalised("Été_2026.v2") == "été_2026.v2")
+        #expect(Campaign.normalised("a\u{0}b\nc\u{202E}d") == "a-b-c-d")
+        #expect(Campaign.normalised("!!!") == nil)
+        #expect(Campaign.normalised("") == nil)
+        let long = Campaign.normalised(String(repeating: "é", count: 100))
+        #expect(long?.utf8.count == 64 && long?.count == 32, "cut at a character")
+        #expect(Campaign.normalised(String(repeating: "a", count: 1_000_000))?.utf8.count == 64)
+        #expect(Campaign(source: "!!", medium: nil, name: " ") == nil)
+        let campaign = Campaign(source: "Twitter", medium: nil, name: "Launch Day")
+        #expect(campaign?.label == "twitter||launch-day")
+        #expect(campaign.flatMap { Campaign(label: $0.label) } == campaign)
+        #expect(Campaign(label: ShareSource.none) == nil && Campaign(label: ShareSource.other) == nil)
+    }
+
+    @Test("a Referer keeps its host only")
+    func referrerHosts() {
+        let cases: [(String?, String)] = [
+            (nil, "(none)"), ("", "(none)"),
+            ("https://News.Example.com/a/b?c=d#e", "news.example.com"),
+            ("https://user:pw@example.com:8443/x", "example.com"),
+            ("http://example.com.", "example.com"),
+            ("android-app://com.google.android.gm/", "com.google.android.gm"),
+            ("https://[2001:DB8::1]:443/path", "[2001:db8::1]"),
+            ("/relative/path", "(other)"), ("example.com/path", "(other)"), ("https:///nohost", "(other)"),
+            ("https://exa mple.com/", "(other)"), ("https://bücher.example/", "(other)"), ("javascript:alert(1)", "(other)"),
+            ("https://" + String(repeating: "a", count: 254) + "/", "(other)"),
+            ("https://" + String(repeating: "a", count: 5_000), "(other)"),
+        ]
+        for (field, host) in cases { #expect(ShareSource.referrerHost(field) == host, "\(field ?? "nil")") }
+    }
+
+    @Test("the buffer caps a link's values per day: a flood of made-up campaigns is counted as (other)")
+    func bufferCap() {
+        var sources = DaySources()
+        for index in 0..<1_000 { sources.add(ShareSource(campaign: "c\(index)||", referrer: "r\(index).example")) }
+        for dimension in SourceDimension.allCases {
+            let values = sources.counts[dimension] ?? [:]
+            #expect(values.count == SourceCaps.perLinkDay + 1)
+            #expect(values[ShareSource.other] == 1_000 - SourceCaps.perLinkDay)
+            #expect(values.values.reduce(0, +) == 1_000)
+        }
+    }
+
+    @Test("rows in the store: caps across flushes, the app's rollup, after a reopen", arguments: Backend.allCases)
+    func storedRows(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        let day = StatsDay(number: 20_000), at = StatsDay(number: 20_000).start.addingTimeInterval(3_600)
+        let link = String(repeating: "a", count: 32), other = String(repeating: "b", count: 32)
+        // Four flushes of 10 new campaigns each for one link: the first 20 kept, 20 counted as (other); the same
+        // value again after the cap still counts as itself.
+        for flush in 0..<4 {
+            let buffer = ShareEventBuffer()
+            for index in 0..<10 {
+                buffer.record(.clickIOS, linkID: link, app: "handz", at: at,
+                              source: ShareSource(campaign: "c\(flush * 10 + index)||", referrer: "t.co"))
+            }
+            buffer.record(.clickAndroid, linkID: link, app: "handz", at: at, source: ShareSource(campaign: "c0||"))
+            buffer.record(.clickDesktop, linkID: other, app: "handz", at: at, source: ShareSource(campaign: "c39||"))
+            buffer.record(.preview, linkID: other, app: "handz", at: at, source: ShareSource(campaign: "never||"))
+            try await buffer.flush(into: store)
+        }
+        let reopened = try await location.open()
+        for reader in [store, reopened] {
+            let totals = try await reader.linkSources(linkID: link, from: day, to: day)
+            let campaigns = totals.counts[.campaign] ?? [:]
+            #expect(campaigns.count == SourceCaps.perLinkDay + 1)
+            #expect(campaigns["c0||"] == 5, "1 + 4 from Android")
+            #expect(campaigns["c19||"] == 1 && campaigns["c20||"] == nil)
+            #expect(campaigns[ShareSource.other] == 20)
+            #expect(totals.counts[.referrer] == ["t.co": 40, ShareSource.none: 4])
+            let app = try await reader.appSources(app: "handz", from: day, to: day)
+            #expect(app.counts[.campaign]?["c39||"] == 4, "the other link's own value; previews count no source")
+            #expect(app.counts[.campaign]?["never||"] == nil)
+            #expect(app.counts[.campaign]?[ShareSource.other] == 20)
+            #expect(app.counts[.campaign]?.values.reduce(0, +) == 48)
+            #expect(try await reader.appSources(app: "coin", from: day, to: day).counts.isEmpty)
+            #expect(try await reader.linkSources(linkID: link, from: StatsDay(number: 20_001), to: StatsDay(number: 20_100)).counts.isEmpty)
+        }
+        await store.close()
+        await reopened.close()
+    }
+}
