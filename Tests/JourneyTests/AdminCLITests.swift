@@ -215,7 +215,9 @@ struct AdminCLITests {
         let linkID = try #require(link["id"] as? String), url = try #require(link["url"] as? String)
         let path = try #require(URLComponents(string: url)?.path)
         let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
-        #expect(try await TestHTTP.send("GET", daemon.baseURL + path, headers: ["User-Agent": iphone]).status == 200)
+        #expect(try await TestHTTP.send(
+            "GET", daemon.baseURL + path + "?utm_source=Chat&utm_campaign=beta",
+            headers: ["User-Agent": iphone, "Referer": "https://forum.example.org/t/1"]).status == 200)
         #expect(try await TestHTTP.send("GET", daemon.baseURL + path, headers: ["User-Agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]).status == 200)
         var stats: [String: Any] = [:]
         for _ in 0..<50 {
@@ -228,6 +230,9 @@ struct AdminCLITests {
         let linkTable = try run(["stats", "link", linkID])
         #expect(linkTable.stdout.contains("clicks") && linkTable.stdout.contains("ios=1") && linkTable.stdout.contains("DATE"))
         #expect(linkTable.stdout.contains("claims:") && linkTable.stdout.contains("claimed=0,expired=0,made=0"), "\(linkTable.stdout)")
+        let campaignRow = linkTable.stdout.components(separatedBy: "\n").first { $0.hasPrefix("beta") }
+        #expect(campaignRow?.split(separator: " ", omittingEmptySubsequences: true) == ["beta", "chat", "-", "1"], "\(linkTable.stdout)")
+        #expect(linkTable.stdout.contains("REFERRING HOST") && linkTable.stdout.contains("forum.example.org"))
         let app = try run(["stats", "app", "handz", "--top", "5"])
         #expect(app.status == 0 && app.stdout.contains("Top links") && app.stdout.contains(linkID))
         #expect(try run(["stats", "link", linkID, "--from", "yesterday"]).status == 1)

@@ -39,6 +39,26 @@ struct AdminStatsCommand: AsyncParsableCommand {
         ).render()
     }
 
+    /// `byCampaign` and `byReferrer` as two titled tables.
+    static func sources(_ answer: [String: Any]) -> String {
+        let campaigns = TextTable(
+            columns: ["CAMPAIGN", "SOURCE", "MEDIUM", "CLICKS"],
+            rows: JSONText.items("byCampaign", of: answer).map { entry in
+                let text = JSONText(entry)
+                let label = text["label"] ?? "-"
+                return [label.hasPrefix("(") ? label : text["name"] ?? "-", text["source"] ?? "-", text["medium"] ?? "-", text["clicks"] ?? "0"]
+            }
+        ).render()
+        let referrers = TextTable(
+            columns: ["REFERRING HOST", "CLICKS"],
+            rows: JSONText.items("byReferrer", of: answer).map { entry in
+                let text = JSONText(entry)
+                return [text["host"] ?? "-", text["clicks"] ?? "0"]
+            }
+        ).render()
+        return "By campaign\n" + campaigns + "\n\nBy referring site\n" + referrers
+    }
+
     struct Link: AdminVerb {
         static let configuration = CommandConfiguration(abstract: "One link's counters over a range of UTC days.")
         @OptionGroup var connection: ConnectionOptions
@@ -53,7 +73,7 @@ struct AdminStatsCommand: AsyncParsableCommand {
             let text = JSONText(answer)
             return FieldList([("link", text["linkId"]), ("app", text["app"]), ("from", text["from"]), ("to", text["to"])]
                 + AdminStatsCommand.totals(answer) + [("last opened", text["lastOpenedAt"])]).render()
-                + "\n\n" + AdminStatsCommand.days(answer)
+                + "\n\n" + AdminStatsCommand.days(answer) + "\n\n" + AdminStatsCommand.sources(answer)
         }
     }
 
@@ -78,7 +98,7 @@ struct AdminStatsCommand: AsyncParsableCommand {
                 }
             ).render()
             return FieldList([("app", text["app"]), ("from", text["from"]), ("to", text["to"])] + AdminStatsCommand.totals(answer)).render()
-                + "\n\n" + AdminStatsCommand.days(answer) + "\n\nTop links\n" + top
+                + "\n\n" + AdminStatsCommand.days(answer) + "\n\n" + AdminStatsCommand.sources(answer) + "\n\nTop links\n" + top
         }
     }
 }
