@@ -155,6 +155,33 @@ struct FastPathTests {
         }
     }
 
+    @Test("a share page's campaign and referring host are counted the same whichever path answers it")
+    func sourcesOnBothPaths() async throws {
+        try await withAPI({ $0.store.clickFlushSeconds = 0.1 }) { api in
+            let link = try await DeferredLinkTests.ordentusLink(api)
+            let port = try #require(api.client.port)
+            let connection = try RawConnection(port: port)
+            let path = "/s/\(link.token)?utm_source=Fast&utm_campaign=Path"
+            let iPhone = "User-Agent: \(UserAgent.iPhone)\r\n"
+            // A HEAD (Hummingbird's, counting nothing) fetches the page's preview; then one Referer: the event loop
+            // answers. Two: handed on to Hummingbird, which joins them ("a, b").
+            #expect(try await api.call(.head, "/s/\(link.token)").status == 200)
+            let before = try await Self.metric(api, "linkd_fast_path_answers_total")
+            try await connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(iPhone)Referer: https://T.co/x\r\n\r\n")
+            #expect(try await connection.read().status == 200)
+            #expect(try await Self.metric(api, "linkd_fast_path_answers_total") == before + 1)
+            try await connection.send(
+                "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(iPhone)Referer: https://t.co/y\r\nReferer: https://b.example/\r\n\r\n")
+            #expect(try await connection.read().status == 200)
+            #expect(try await Self.metric(api, "linkd_fast_path_answers_total") == before + 1)
+            let stats = try await AnalyticsTests.poll(api, "/v1/links/\(link.id)/stats", key: api.adminKey) { ($0["clicks"] as? Int) == 2 }
+            let campaigns = try #require(stats["byCampaign"] as? [[String: Any]])
+            #expect(campaigns.count == 1 && campaigns.first?["label"] as? String == "fast||path" && campaigns.first?["clicks"] as? Int == 2)
+            let referrers = try #require(stats["byReferrer"] as? [[String: Any]])
+            #expect(referrers.count == 1 && referrers.first?["host"] as? String == "t.co" && referrers.first?["clicks"] as? Int == 2)
+        }
+    }
+
     @Test("fastPath: false answers the same through Hummingbird alone")
     func turnedOff() async throws {
         try await withAPI({ $0.http.fastPath = false; $0.http.eventLoopThreads = 1 }) { api in

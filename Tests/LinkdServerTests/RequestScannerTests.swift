@@ -50,6 +50,8 @@ struct RequestScannerTests {
         #expect(text(head.host) == field("host"), sourceLocation: sourceLocation)
         #expect(head.userAgentCount == nioHead.headers["user-agent"].count, sourceLocation: sourceLocation)
         #expect(text(head.userAgent) == field("user-agent"), sourceLocation: sourceLocation)
+        #expect(head.refererCount == nioHead.headers["referer"].count, sourceLocation: sourceLocation)
+        #expect(text(head.referer) == field("referer"), sourceLocation: sourceLocation)
         #expect(head.contentTypeCount == nioHead.headers["content-type"].count, sourceLocation: sourceLocation)
         #expect(text(head.contentType) == field("content-type"), sourceLocation: sourceLocation)
         #expect(body == head.contentLength, sourceLocation: sourceLocation)
@@ -72,6 +74,7 @@ struct RequestScannerTests {
         "GET /s/t HTTP/1.1\r\nHost: a\r\nUser-Agent: one\r\nUser-Agent: two\r\nX-Empty:\r\nX-Obs: caf\u{E9}\r\n\r\n",
         "POST /v1/resolve HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
         "GET /a?b=c&d=%20|{}~^`\"<> HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /s/AQAAAAE?utm_source=x HTTP/1.1\r\nHost: a\r\nReferer:  https://t.co/abc \r\nreferer: https://b.example/\r\n\r\n",
     ]
 
     @Test("what it reads, NIO's decoder reads the same: method, target, host, agents, content type, body length")
