@@ -91,8 +91,9 @@ struct ClaimStoreTests {
         let byDay = try await store.appStatsByDay(app: "handz", from: day, to: next)
         #expect(byDay.map { $0.1.clicks } == [3, 3])
         let top = try await store.appTopLinks(app: "handz", from: day, to: next, limit: 1)
-        #expect(top.count == 1 && top.first?.counts.clicks == 3)
-        #expect(try await store.appTopLinks(app: "handz", from: day, to: next, limit: 10).map(\.linkID) == [a, b], "ties by link id")
+        #expect(top.links.count == 1 && top.links.first?.counts.clicks == 3 && top.exact)
+        #expect(try await store.appTopLinks(app: "handz", from: day, to: next, limit: 10).links.map(\.linkID) == [a, b], "ties by link id")
+        #expect(try await store.appTopLinks(app: "handz", from: day, to: next, limit: 10, exactRowLimit: 0).links.map(\.linkID) == [a, b])
         #expect(try await store.appStatsByDay(app: "coin", from: day, to: next).isEmpty)
         await store.close()
     }

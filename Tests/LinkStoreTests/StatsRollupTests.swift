@@ -59,8 +59,16 @@ struct StatsRollupTests {
                 #expect(byDay.map(\.0.number) == expected.map(\.key), "\(app) \(from.number)…\(to.number)")
                 #expect(byDay.map(\.1) == expected.map(\.value), "\(app) \(from.number)…\(to.number)")
                 let ranked = (totals[app] ?? []).sorted { ($1.counts.clicks, $0.linkID) < ($0.counts.clicks, $1.linkID) }
-                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 10) == ranked, "\(app) \(from.number)…\(to.number)")
-                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 2) == Array(ranked.prefix(2)))
+                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 10) == TopLinks(links: ranked, exact: true),
+                        "\(app) \(from.number)…\(to.number)")
+                #expect(try await store.appTopLinks(app: app, from: from, to: to, limit: 2) == TopLinks(links: Array(ranked.prefix(2)), exact: true))
+                // The daily tops (fewer than `TopDaily.perDay` links a day: every clicked link is in them) give the
+                // links with clicks, the same counts, provably exact.
+                let clicked = ranked.filter { $0.counts.clicks > 0 }
+                for limit in [10, 2] {
+                    let daily = try await store.appTopLinks(app: app, from: from, to: to, limit: limit, exactRowLimit: 0)
+                    #expect(daily == TopLinks(links: Array(clicked.prefix(limit)), exact: true), "\(app) \(from.number)…\(to.number)")
+                }
             }
         }
     }
@@ -71,7 +79,7 @@ struct StatsRollupTests {
         let store = try await location.open()
         try await Self.record(into: store)
         let top = try await store.appTopLinks(app: "handz", from: Self.first, to: Self.last, limit: 10)
-        #expect(top.count == 3 && top.allSatisfy { $0.counts.clicks > 0 })
+        #expect(top.links.count == 3 && top.links.allSatisfy { $0.counts.clicks > 0 })
         try await Self.checkAgainstDayRows(store)
         await store.close()
         let reopened = try await location.open()
@@ -87,9 +95,10 @@ struct StatsRollupTests {
         try await Self.record(into: store)
         let before = try await store.appStatsByDay(app: "handz", from: Self.first, to: Self.last)
         await store.close()
-        // The store as the previous release left it: day rows and their index, no rollups, the migration not run.
+        // The store as an earlier release left it: day rows and their index, no rollups nor daily tops, their
+        // migrations not run (so the daily tops' backfill is checked too: `checkAgainstDayRows` reads them).
         let undo = [
-            "DROP TABLE app_stats_daily", "DROP TABLE link_stats_monthly",
+            "DROP TABLE app_stats_daily", "DROP TABLE link_stats_monthly", "DROP TABLE app_top_daily",
             "CREATE INDEX link_stats_app_day ON link_stats_daily (app, day)",
         ]
         switch backend {
@@ -97,12 +106,12 @@ struct StatsRollupTests {
             let queue = try DatabaseQueue(path: location.place)
             try await queue.write { db in
                 for statement in undo { try db.execute(sql: statement) }
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'stats-rollups-v1'")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN ('stats-rollups-v1', 'top-daily-v1')")
             }
             try queue.close()
         case .postgres:
             let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
-            for statement in undo + ["DELETE FROM linkd_migrations WHERE name = 'stats-rollups-v1'"] {
+            for statement in undo + ["DELETE FROM linkd_migrations WHERE name IN ('stats-rollups-v1', 'top-daily-v1')"] {
                 _ = try TestPostgres.shared().psql(statement, database: database)
             }
         }
@@ -123,5 +132,38 @@ struct StatsRollupTests {
             let index = try TestPostgres.shared().psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'link_stats_app_day'", database: database)
             #expect(index.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         }
+    }
+
+    @Test("past the exact size, the daily tops: a steady link never in a day's top is flagged, a viral one proven", arguments: Backend.allCases)
+    func dailyTops(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        let days = (0..<3).map { StatsDay(number: 20_100 + $0) }
+        func id(_ number: Int) -> String { String(format: "%032x", number) }
+        // Each day 100 fresh links with 10 clicks fill the day's top; link 1 has 9 every day (27 in all, the most)
+        // and is never in it. Link 2 (app coin) has 1,000 a day beside 150 links of one click.
+        let buffer = ShareEventBuffer(capacity: 1_000)
+        for (index, day) in days.enumerated() {
+            for link in 0..<100 {
+                for _ in 0..<10 { buffer.record(.clickIOS, linkID: id(1_000 + index * 100 + link), app: "handz", at: day.start) }
+            }
+            for _ in 0..<9 { buffer.record(.clickAndroid, linkID: id(1), app: "handz", at: day.start) }
+            for _ in 0..<1_000 { buffer.record(.clickDesktop, linkID: id(2), app: "coin", at: day.start) }
+            for link in 0..<150 { buffer.record(.clickIOS, linkID: id(5_000 + link), app: "coin", at: day.start) }
+            try await buffer.flush(into: store)
+        }
+        let exact = try await store.appTopLinks(app: "handz", from: days[0], to: days[2], limit: 1)
+        #expect(exact.exact && exact.links.map(\.linkID) == [id(1)] && exact.links.first?.counts.clicks == 27)
+        let daily = try await store.appTopLinks(app: "handz", from: days[0], to: days[2], limit: 1, exactRowLimit: 0)
+        #expect(!daily.exact, "link 1 may be missing: the answer says so")
+        #expect(daily.links.count == 1 && daily.links.first?.counts.clicks == 10, "each listed link's counts are exact")
+        let viral = try await store.appTopLinks(app: "coin", from: days[0], to: days[2], limit: 1, exactRowLimit: 0)
+        #expect(viral.exact && viral.links.map(\.linkID) == [id(2)] && viral.links.first?.counts.clicksDesktop == 3_000)
+        // The day tops hold at most `TopDaily.perDay` links, reopened or not.
+        let reopened = try await location.open()
+        let again = try await reopened.appTopLinks(app: "coin", from: days[0], to: days[2], limit: 5, exactRowLimit: 0)
+        #expect(again.links.first?.linkID == id(2) && again.links.count == 5 && !again.exact, "ties at 3 clicks among 150 links")
+        await reopened.close()
+        await store.close()
     }
 }

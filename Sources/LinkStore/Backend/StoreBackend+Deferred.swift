@@ -38,8 +38,9 @@ public protocol LinkStatsTable: Sendable {
     /// the day rows (read from their rollup).
     func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)]
     /// An app's links with the most clicks from `from` to `to` (inclusive), at most `limit`, most clicked first
-    /// (ties by link id).
-    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals]
+    /// (ties by link id): exactly from the rollups when the range holds at most `exactRowLimit` of the app's
+    /// link-months, else from the daily tops (`TopDaily`), saying whether the list is provably exact.
+    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int, exactRowLimit: Int) async throws -> TopLinks
     /// A link's openings by source (campaign, referrer) summed from `from` to `to` (inclusive).
     func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals
     /// An app's openings by source summed from `from` to `to` (inclusive), read from the app's rollup.

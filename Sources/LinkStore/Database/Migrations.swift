@@ -113,6 +113,10 @@ enum Migrations {
         migrator.registerMigration("sources-v1") { db in
             for statement in SourceSchema.sqlite { try db.execute(sql: statement) }
         }
+        // Each app's top links per day (`TopDaily`), built from the day rows already stored.
+        migrator.registerMigration("top-daily-v1") { db in
+            for statement in TopDaily.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

@@ -108,7 +108,21 @@ extension SQLiteBackend {
                 try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
             }
             try Self.add(batch.dayRows, db)
+            try Self.updateDayTops(batch.dayRows, db)
             try Self.addSources(batch.sourceRows, db)
+        }
+    }
+
+    /// The day totals of the links with clicks in `rows` upserted into their apps' day tops, each touched day trimmed
+    /// back to `TopDaily.perDay` links (`TopDaily`), in the caller's transaction, after the day rows.
+    private static func updateDayTops(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
+        let clicked = rows.filter { $0.counts.clicks > 0 }
+        guard !clicked.isEmpty else { return }
+        let upsert = try db.cachedStatement(sql: TopDaily.sqliteUpsert)
+        for (key, _) in clicked { try upsert.execute(arguments: [key.linkID, key.day.number]) }
+        let trim = try db.cachedStatement(sql: TopDaily.sqliteTrim)
+        for appDay in Set(clicked.map { StatsRollups.AppDay(app: $0.key.app, day: $0.key.day.number) }).sorted() {
+            try trim.execute(arguments: [appDay.app, appDay.day])
         }
     }
 
@@ -180,11 +194,28 @@ extension SQLiteBackend {
         }
     }
 
-    /// An app's most clicked links in the range (`StatsRollups.topLinksSQL`).
-    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
+    /// An app's most clicked links in the range: exactly from the rollups (`StatsRollups.topLinksSQL`) when the range
+    /// holds at most `exactRowLimit` of its link-months, else from the daily tops (`TopDaily`).
+    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int, exactRowLimit: Int) async throws -> TopLinks {
         try await read { db in
-            try Row.fetchAll(db, sql: StatsRollups.topLinksSQL(app: "?1", from: from, to: to, limit: limit), arguments: [app])
-                .map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
+            let rows = try Int.fetchOne(db, sql: TopDaily.monthRowsSQL(app: "?1", from: from, to: to), arguments: [app]) ?? 0
+            if rows <= exactRowLimit {
+                let links = try Row.fetchAll(db, sql: StatsRollups.topLinksSQL(app: "?1", from: from, to: to, limit: limit), arguments: [app])
+                    .map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
+                return TopLinks(links: links, exact: true)
+            }
+            let candidates = try Row.fetchAll(
+                db, sql: TopDaily.candidatesSQL(app: "?1", from: from, to: to, count: TopDaily.candidateCount(limit: limit) + 1),
+                arguments: [app]
+            ).map { row in (linkID: row[0] as String, clicks: row[1] as Int) }
+            let ids = candidates.prefix(TopDaily.candidateCount(limit: limit)).map(\.linkID)
+            let list = "IN (" + Array(repeating: "?", count: ids.count).joined(separator: ", ") + ")"
+            let totals = ids.isEmpty ? [] : try Row.fetchAll(
+                db, sql: TopDaily.totalsSQL(ids: list, from: from, to: to), arguments: StatementArguments(ids)
+            ).map { row in LinkTotals(linkID: row[0], counts: Self.counts(row, from: 1)) }
+            let bounds = try Row.fetchAll(db, sql: TopDaily.dayBoundsSQL(app: "?1", from: from, to: to), arguments: [app])
+                .map { row in (count: row[0] as Int, least: row[1] as Int) }
+            return TopDaily.answer(limit: limit, candidates: candidates, totals: totals, dayBounds: bounds)
         }
     }
 

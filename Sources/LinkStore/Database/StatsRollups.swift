@@ -82,9 +82,12 @@ enum StatsRollups {
             .sorted { ($0.key.app, $0.key.day.number, $0.key.linkID) < ($1.key.app, $1.key.day.number, $1.key.linkID) }
     }
 
-    private struct AppDay: Hashable {
+    /// An app's UTC day (the day number), ordered by app then day.
+    struct AppDay: Hashable, Comparable {
         let app: String
         let day: Int
+
+        static func < (lhs: AppDay, rhs: AppDay) -> Bool { (lhs.app, lhs.day) < (rhs.app, rhs.day) }
     }
 
     /// The statement of an app's top links over `from`…`to`: per link, the monthly rows of the months the range
@@ -142,5 +145,141 @@ extension StatsDay {
     public var monthEnd: StatsDay {
         let fields = UTCDateTime(start)
         return StatsDay(number: number - fields.day + UTCDateTime.daysIn(month: fields.month, year: fields.year))
+    }
+}
+
+/// An app's top links over a range: the links, most clicked first, each with its exact counts over the range, and
+/// whether the list is provably the exact top (`TopDaily`).
+public struct TopLinks: Sendable, Equatable {
+    /// The links, most clicked first (ties by link id).
+    public var links: [LinkTotals]
+    /// True when no link left out can have more clicks than the last one listed: always for an app with at most
+    /// `TopDaily.exactRowLimit` link-months in the range (read exactly from the rollups); for a larger app, when the
+    /// bound of `TopDaily` proves it.
+    public var exact: Bool
+
+    /// - Parameters: see the properties.
+    public init(links: [LinkTotals], exact: Bool) {
+        self.links = links
+        self.exact = exact
+    }
+}
+
+/// The top links of a large app, fast at any size: `app_top_daily` keeps, per app and UTC day, the `perDay` links with
+/// the most clicks that day (the flush upserts the day totals of the links it touched and trims the day back to
+/// `perDay`, in its transaction, so the table is always each day's exact top). An app whose range holds more than
+/// `exactRowLimit` link-months is answered from it:
+///
+/// 1. candidates: the links of the range's `app_top_daily` rows (at most 92 × `perDay`), by their summed clicks there;
+/// 2. the exact counts of the first `2 × limit + 10` candidates, from their day rows;
+/// 3. the bound: a link left out has at most the clicks of the best candidate not counted, plus, for each day whose
+///    top is full, that day's `perDay`-th count (what it could have had on the days it was not in the top). When the
+///    last link listed has more clicks than that, the list is the exact top (`TopLinks.exact`); else it is the best
+///    the daily tops give, and says so.
+///
+/// A smaller app is answered exactly from the rollups (`StatsRollups.topLinksSQL`), which read one row per link-month.
+public enum TopDaily {
+    /// The links kept per app and day.
+    public static let perDay = 100
+    /// The link-months in a range above which an app's top links come from the daily tops.
+    public static let exactRowLimit = 5_000
+
+    /// The SQLite statements of the `top-daily-v1` migration: the table and its backfill from the day rows.
+    static let sqlite = statements(text: "TEXT", integer: "INTEGER", suffix: " WITHOUT ROWID")
+    /// The PostgreSQL statements of the `top-daily-v1` migration.
+    static let postgres = statements(text: "text", integer: "bigint", suffix: "") + ["ANALYZE app_top_daily"]
+
+    private static func statements(text: String, integer: String, suffix: String) -> [String] {
+        [
+            """
+            CREATE TABLE app_top_daily (app \(text) NOT NULL, day integer NOT NULL, linkId \(text) NOT NULL,
+              clicks \(integer) NOT NULL, PRIMARY KEY (app, day, linkId))\(suffix)
+            """,
+            """
+            INSERT INTO app_top_daily (app, day, linkId, clicks)
+            SELECT app, day, linkId, clicks FROM (
+              SELECT app, day, linkId, \(dayClicks) AS clicks,
+                row_number() OVER (PARTITION BY app, day ORDER BY \(dayClicks) DESC, linkId) AS rank
+              FROM link_stats_daily WHERE \(dayClicks) > 0) AS ranked
+            WHERE rank <= \(perDay)
+            """,
+        ]
+    }
+
+    /// A day row's clicks.
+    static let dayClicks = "clicks_ios + clicks_android + clicks_desktop"
+
+    /// SQLite: the day total of one touched link and day (`?1` link, `?2` day) into its app's day top.
+    static let sqliteUpsert = """
+        INSERT INTO app_top_daily (app, day, linkId, clicks)
+        SELECT app, day, linkId, \(dayClicks) FROM link_stats_daily WHERE linkId = ?1 AND day = ?2 AND \(dayClicks) > 0
+        ON CONFLICT (app, day, linkId) DO UPDATE SET clicks = excluded.clicks
+        """
+    /// SQLite: one app's day (`?1` app, `?2` day) trimmed back to `perDay` links.
+    static let sqliteTrim = """
+        DELETE FROM app_top_daily WHERE app = ?1 AND day = ?2 AND linkId IN (
+          SELECT linkId FROM app_top_daily WHERE app = ?1 AND day = ?2 ORDER BY clicks DESC, linkId LIMIT -1 OFFSET \(perDay))
+        """
+    /// PostgreSQL: the day totals of the touched links and days (`$1` link ids, `$2` days) into their apps' day tops.
+    static let postgresUpsert = """
+        INSERT INTO app_top_daily (app, day, linkid, clicks)
+        SELECT d.app, d.day, d.linkid, d.clicks_ios + d.clicks_android + d.clicks_desktop FROM link_stats_daily d
+        JOIN unnest($1::text[], $2::integer[]) AS k (linkid, day) ON d.linkid = k.linkid AND d.day = k.day
+        WHERE d.clicks_ios + d.clicks_android + d.clicks_desktop > 0
+        ON CONFLICT (app, day, linkid) DO UPDATE SET clicks = excluded.clicks
+        """
+    /// PostgreSQL: the touched apps' days (`$1` apps, `$2` days) trimmed back to `perDay` links.
+    static let postgresTrim = """
+        DELETE FROM app_top_daily t USING (
+          SELECT app, day, linkid, row_number() OVER (PARTITION BY app, day ORDER BY clicks DESC, linkid) AS rank
+          FROM app_top_daily WHERE (app, day) IN (SELECT * FROM unnest($1::text[], $2::integer[]))) AS r
+        WHERE t.app = r.app AND t.day = r.day AND t.linkid = r.linkid AND r.rank > \(perDay)
+        """
+
+    /// The link-months of an app in the months the range touches (`app` its placeholder).
+    static func monthRowsSQL(app: String, from: StatsDay, to: StatsDay) -> String {
+        "SELECT count(*) FROM link_stats_monthly WHERE app = \(app) AND month BETWEEN \(from.monthStart.number) AND \(to.number)"
+    }
+
+    /// The candidates: links of the range's day tops by their clicks there, best first (`app` its placeholder).
+    static func candidatesSQL(app: String, from: StatsDay, to: StatsDay, count: Int) -> String {
+        """
+        SELECT linkId, CAST(sum(clicks) AS bigint) FROM app_top_daily WHERE app = \(app) AND day BETWEEN \(from.number) AND \(to.number)
+        GROUP BY linkId ORDER BY sum(clicks) DESC, linkId LIMIT \(count)
+        """
+    }
+
+    /// Per day of the range: how many links its top holds and the fewest clicks among them (`app` its placeholder).
+    static func dayBoundsSQL(app: String, from: StatsDay, to: StatsDay) -> String {
+        """
+        SELECT CAST(count(*) AS bigint), CAST(min(clicks) AS bigint) FROM app_top_daily
+        WHERE app = \(app) AND day BETWEEN \(from.number) AND \(to.number) GROUP BY day
+        """
+    }
+
+    /// The exact counts of the candidates over the range (`ids` the placeholder of their list).
+    static func totalsSQL(ids: String, from: StatsDay, to: StatsDay) -> String {
+        """
+        SELECT linkId, \(DeferredSchema.summedCounters) FROM link_stats_daily
+        WHERE linkId \(ids) AND day BETWEEN \(from.number) AND \(to.number) GROUP BY linkId
+        """
+    }
+
+    /// How many candidates to count exactly for a list of `limit`.
+    static func candidateCount(limit: Int) -> Int { 2 * limit + 10 }
+
+    /// The answer from the candidates (best first, one more than counted when there are more), the counted
+    /// candidates' exact totals, and the day tops' sizes and smallest counts.
+    static func answer(
+        limit: Int, candidates: [(linkID: String, clicks: Int)], totals: [LinkTotals], dayBounds: [(count: Int, least: Int)]
+    ) -> TopLinks {
+        let counted = candidateCount(limit: limit)
+        let links = Array(totals.filter { !$0.counts.isZero }
+            .sorted { ($0.counts.clicks, $1.linkID) > ($1.counts.clicks, $0.linkID) }.prefix(limit))
+        let bestLeftOut = candidates.count > counted ? candidates[counted].clicks : 0
+        let missedDays = dayBounds.filter { $0.count >= perDay }.reduce(0) { $0 + $1.least }
+        let bound = bestLeftOut + missedDays
+        let exact = links.count == limit ? bound < (links.last?.counts.clicks ?? 0) : bound == 0
+        return TopLinks(links: links, exact: exact)
     }
 }

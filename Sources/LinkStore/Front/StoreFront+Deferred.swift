@@ -46,9 +46,11 @@ extension StoreFront {
         try await backend.appStatsByDay(app: app, from: from, to: to)
     }
 
-    /// An app's most clicked links in the range, at most `limit`.
-    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
-        try await backend.appTopLinks(app: app, from: from, to: to, limit: limit)
+    /// An app's most clicked links in the range, at most `limit` (`TopDaily` past `exactRowLimit` link-months).
+    public func appTopLinks(
+        app: String, from: StatsDay, to: StatsDay, limit: Int, exactRowLimit: Int = TopDaily.exactRowLimit
+    ) async throws -> TopLinks {
+        try await backend.appTopLinks(app: app, from: from, to: to, limit: limit, exactRowLimit: exactRowLimit)
     }
 
     /// A link's openings by source in the range.

@@ -126,10 +126,12 @@ extension PostgresBackend {
         guard !clicks.isEmpty || !rows.isEmpty || !sources.isEmpty else { return }
         let totals = clicks.isEmpty ? nil : Self.clickTotalsQuery(clicks)
         let days = rows.isEmpty ? [] : Self.dayRowsQueries(rows)
+        let tops = Self.dayTopsQueries(rows)
         try await run("add share events") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 if let totals { try await connection.query(totals, logger: logger) }
                 for query in days { try await connection.query(query, logger: logger) }
+                for query in tops { try await connection.query(query, logger: logger) }
                 if !sources.isEmpty { try await Self.addSources(sources, connection: connection, logger: logger) }
             }
         }
@@ -239,6 +241,21 @@ extension PostgresBackend {
         return query
     }
 
+    /// The statements upserting the day totals of the links with clicks in `rows` into their apps' day tops, then
+    /// trimming each touched day back to `TopDaily.perDay` links (`TopDaily`); none without clicks.
+    private static func dayTopsQueries(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> [PostgresQuery] {
+        let clicked = rows.filter { $0.counts.clicks > 0 }
+        guard !clicked.isEmpty else { return [] }
+        var upsert = PostgresQuery(unsafeSQL: TopDaily.postgresUpsert)
+        upsert.binds.append(clicked.map(\.key.linkID), context: .default)
+        upsert.binds.append(clicked.map { Int32($0.key.day.number) }, context: .default)
+        let appDays = Set(clicked.map { StatsRollups.AppDay(app: $0.key.app, day: $0.key.day.number) }).sorted()
+        var trim = PostgresQuery(unsafeSQL: TopDaily.postgresTrim)
+        trim.binds.append(appDays.map(\.app), context: .default)
+        trim.binds.append(appDays.map { Int32($0.day) }, context: .default)
+        return [upsert, trim]
+    }
+
     /// The statements adding `rows` to the day rows, the app's days and the links' months.
     private static func dayRowsQueries(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> [PostgresQuery] {
         let appDays = StatsRollups.appDays(rows), months = StatsRollups.linkMonths(rows)
@@ -299,18 +316,48 @@ extension PostgresBackend {
         }
     }
 
-    /// An app's most clicked links in the range (`StatsRollups.topLinksSQL`).
-    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
-        var query = PostgresQuery(unsafeSQL: StatsRollups.topLinksSQL(app: "$1", from: from, to: to, limit: limit))
-        query.binds.append(app, context: .default)
-        return try await run("read top links") { [client, query] in
-            let rows = try await client.query(query)
-            var totals: [LinkTotals] = []
-            for try await row in rows {
-                let cells = Array(row)
-                totals.append(LinkTotals(linkID: try cells[0].decode(String.self), counts: try Self.counts(cells)))
+    /// An app's most clicked links in the range: exactly from the rollups (`StatsRollups.topLinksSQL`) when the range
+    /// holds at most `exactRowLimit` of its link-months, else from the daily tops (`TopDaily`).
+    public func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int, exactRowLimit: Int) async throws -> TopLinks {
+        try await run("read top links") { [client] in
+            func query(_ sql: String) -> PostgresQuery {
+                var query = PostgresQuery(unsafeSQL: sql)
+                query.binds.append(app, context: .default)
+                return query
             }
-            return totals
+            var rows = 0
+            for try await count in try await client.query(query(TopDaily.monthRowsSQL(app: "$1", from: from, to: to))).decode(Int64.self) {
+                rows = Int(count)
+            }
+            if rows <= exactRowLimit {
+                var links: [LinkTotals] = []
+                for try await row in try await client.query(query(StatsRollups.topLinksSQL(app: "$1", from: from, to: to, limit: limit))) {
+                    let cells = Array(row)
+                    links.append(LinkTotals(linkID: try cells[0].decode(String.self), counts: try Self.counts(cells)))
+                }
+                return TopLinks(links: links, exact: true)
+            }
+            var candidates: [(linkID: String, clicks: Int)] = []
+            let candidatesSQL = TopDaily.candidatesSQL(app: "$1", from: from, to: to, count: TopDaily.candidateCount(limit: limit) + 1)
+            for try await (id, clicks) in try await client.query(query(candidatesSQL)).decode((String, Int64).self) {
+                candidates.append((id, Int(clicks)))
+            }
+            let ids = candidates.prefix(TopDaily.candidateCount(limit: limit)).map(\.linkID)
+            var totals: [LinkTotals] = []
+            if !ids.isEmpty {
+                var totalsQuery = PostgresQuery(unsafeSQL: TopDaily.totalsSQL(ids: "= ANY($1::text[])", from: from, to: to))
+                totalsQuery.binds.append(ids, context: .default)
+                for try await row in try await client.query(totalsQuery) {
+                    let cells = Array(row)
+                    totals.append(LinkTotals(linkID: try cells[0].decode(String.self), counts: try Self.counts(cells)))
+                }
+            }
+            var bounds: [(count: Int, least: Int)] = []
+            for try await (count, least) in try await client.query(query(TopDaily.dayBoundsSQL(app: "$1", from: from, to: to)))
+                .decode((Int64, Int64).self) {
+                bounds.append((Int(count), Int(least)))
+            }
+            return TopDaily.answer(limit: limit, candidates: candidates, totals: totals, dayBounds: bounds)
         }
     }
 

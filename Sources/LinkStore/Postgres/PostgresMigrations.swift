@@ -85,6 +85,8 @@ enum PostgresMigrations {
         ("stats-rollups-v1", StatsRollups.postgres),
         // People's openings by campaign and referring host, their app rollup, and a link's own campaign.
         ("sources-v1", SourceSchema.postgres),
+        // Each app's top links per day (`TopDaily`), built from the day rows already stored.
+        ("top-daily-v1", TopDaily.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

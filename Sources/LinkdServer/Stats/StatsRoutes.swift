@@ -86,14 +86,14 @@ struct StatsRoutes: Sendable {
         let leaders = try await LinkService.storing { try await store.appTopLinks(app: app, from: range.from, to: range.to, limit: limit) }
         let sources = SourceBreakdown(try await LinkService.storing { try await store.appSources(app: app, from: range.from, to: range.to) })
         var top: [StatsCounts] = []
-        for leader in leaders {
+        for leader in leaders.links {
             let title = (try? await store.link(id: leader.linkID))?.title
             top.append(StatsCounts(leader.counts, linkID: leader.linkID, title: title))
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: AppStatsFields(
             app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
             byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
-            top: top))
+            top: top, topExact: leaders.exact))
     }
 
     private static func sum(_ days: [(StatsDay, LinkDayCounts)]) -> LinkDayCounts {

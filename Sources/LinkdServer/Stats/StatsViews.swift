@@ -123,7 +123,9 @@ struct LinkStatsFields: Encodable, Sendable {
     let lastOpenedAt: Date?
 }
 
-/// `GET /v1/apps/{app}/stats` beside the totals: `byDay`, `byCampaign`, `byReferrer` and the app's `top` links.
+/// `GET /v1/apps/{app}/stats` beside the totals: `byDay`, `byCampaign`, `byReferrer`, the app's `top` links, and
+/// whether they are provably the exact top (`topExact`: always for an app of up to `TopDaily.exactRowLimit`
+/// link-months in the range; for a larger one, when the daily tops' bound proves it).
 struct AppStatsFields: Encodable, Sendable {
     let app: String
     let from: String
@@ -132,6 +134,7 @@ struct AppStatsFields: Encodable, Sendable {
     let byCampaign: [SourceBreakdown.CampaignCount]
     let byReferrer: [SourceBreakdown.ReferrerCount]
     let top: [StatsCounts]
+    let topExact: Bool
 }
 
 /// A range of UTC days from `?from=` and `?to=` (`YYYY-MM-DD`, both inclusive), bounded.

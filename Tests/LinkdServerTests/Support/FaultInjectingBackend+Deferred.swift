@@ -25,8 +25,8 @@ extension FaultInjectingBackend {
     func appStatsByDay(app: String, from: StatsDay, to: StatsDay) async throws -> [(StatsDay, LinkDayCounts)] {
         try check(); return try await base.appStatsByDay(app: app, from: from, to: to)
     }
-    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int) async throws -> [LinkTotals] {
-        try check(); return try await base.appTopLinks(app: app, from: from, to: to, limit: limit)
+    func appTopLinks(app: String, from: StatsDay, to: StatsDay, limit: Int, exactRowLimit: Int) async throws -> TopLinks {
+        try check(); return try await base.appTopLinks(app: app, from: from, to: to, limit: limit, exactRowLimit: exactRowLimit)
     }
     func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try check(); return try await base.linkSources(linkID: linkID, from: from, to: to)
