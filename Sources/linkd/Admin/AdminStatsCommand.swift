@@ -98,7 +98,9 @@ struct AdminStatsCommand: AsyncParsableCommand {
                 }
             ).render()
             return FieldList([("app", text["app"]), ("from", text["from"]), ("to", text["to"])] + AdminStatsCommand.totals(answer)).render()
-                + "\n\n" + AdminStatsCommand.days(answer) + "\n\n" + AdminStatsCommand.sources(answer) + "\n\nTop links\n" + top
+                + "\n\n" + AdminStatsCommand.days(answer) + "\n\n" + AdminStatsCommand.sources(answer) + "\n\nTop links"
+                + (answer["topExact"] as? Bool == false ? " (from each day's 100 most opened: a link never among them may be missing)" : "")
+                + "\n" + top
         }
     }
 }

@@ -33,7 +33,7 @@ extension ConsoleRoutes {
         let sections = [
             ConsoleStatsPage.byDay(fields.byDay, from: range.from, to: range.to), ConsoleStatsPage.byPlatform(answer.totals),
             ConsoleStatsPage.byCampaign(fields.byCampaign), ConsoleStatsPage.byReferrer(fields.byReferrer),
-            ConsoleStatsPage.installsAndClaims(answer.totals), ConsoleStatsPage.topLinks(fields.top),
+            ConsoleStatsPage.installsAndClaims(answer.totals), ConsoleStatsPage.topLinks(fields.top, exact: fields.topExact),
         ]
         let name = admin.router.manifest(app: app)?.displayName ?? app
         return statsPage(session, title: "Stats of \(name)", lead: "Share-page opens of every link of \(app), by UTC day.",

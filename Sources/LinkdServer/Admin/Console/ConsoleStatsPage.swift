@@ -123,8 +123,9 @@ enum ConsoleStatsPage {
             columns: ["Site", "Opens"], numericColumns: [1], rows: rows, empty: "No opens in these days.")
     }
 
-    /// An app's most opened links, each linked to its inspector and its stats.
-    static func topLinks(_ top: [StatsCounts]) -> Section {
+    /// An app's most opened links, each linked to its inspector and its stats; the caption says when the list is not
+    /// provably the exact top (`exact`: `AppStatsFields.topExact`).
+    static func topLinks(_ top: [StatsCounts], exact: Bool) -> Section {
         let rows = top.map { link -> [Section.Cell] in
             let id = link.linkId ?? ""
             return [
@@ -133,7 +134,11 @@ enum ConsoleStatsPage {
                 Section.Cell(text: "Stats", href: "/admin/links/\(id)/stats"),
             ]
         }
-        return Section(id: "top", title: "Top links", caption: "The most opened links in these days, most opened first.",
+        let caption = exact
+            ? "The most opened links in these days, most opened first."
+            : "The most opened links among each day's 100 most opened, most opened first, with their exact counts; "
+                + "a link never among a day's 100 most opened may be missing."
+        return Section(id: "top", title: "Top links", caption: caption,
                        columns: ["Link", "Opens", "Installs", "Details"], numericColumns: [1, 2], rows: rows,
                        empty: "No link was opened in these days.")
     }
