@@ -182,7 +182,7 @@ public enum TopDaily {
     /// The links kept per app and day.
     public static let perDay = 100
     /// The link-months in a range above which an app's top links come from the daily tops.
-    public static let exactRowLimit = 5_000
+    public static let exactRowLimit = 2_000
 
     /// The SQLite statements of the `top-daily-v1` migration: the table and its backfill from the day rows.
     static let sqlite = statements(text: "TEXT", integer: "INTEGER", suffix: " WITHOUT ROWID")
