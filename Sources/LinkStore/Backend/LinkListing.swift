@@ -112,7 +112,7 @@ struct LinkListSQL {
 
     /// The columns selected, in order: the link's (as each backend decodes a link), then click count and last opening.
     static let columns = "l.id, l.app, l.route, l.params, l.owner, l.title, l.created, l.expires, l.generation, l.status, "
-        + "COALESCE(c.count, 0), c.lastOpened"
+        + "COALESCE(c.count, 0), c.lastOpened, l.short_id"
 
     /// - Parameters:
     ///   - query: the filters, position and limit.

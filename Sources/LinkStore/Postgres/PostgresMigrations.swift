@@ -83,6 +83,12 @@ enum PostgresMigrations {
         ("tls-v1", TLSSchema.postgres),
         // The stats rollups, built from the day rows already stored; the `(app, day)` index they replace dropped.
         ("stats-rollups-v1", StatsRollups.postgres),
+        // Short share URLs: a link's short id, unique (links made before have none: NULL, which a unique index
+        // allows many of).
+        ("short-ids-v1", [
+            "ALTER TABLE links ADD COLUMN short_id text",
+            "CREATE UNIQUE INDEX links_short_id ON links (short_id)",
+        ]),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

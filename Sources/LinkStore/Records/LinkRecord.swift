@@ -32,11 +32,20 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     public var generation: Int
     /// Active, revoked or deleted.
     public var status: LinkRecordStatus
+    /// The link's short id (`ShortID`: 11 base62 characters), answered at `/s/<short id>` like its token; nil for
+    /// a link made before short ids existed.
+    public var shortID: String?
+
+    /// The stored columns: the properties' names, but for `short_id`.
+    enum CodingKeys: String, CodingKey {
+        case id, app, route, params, owner, title, created, expires, generation, status
+        case shortID = "short_id"
+    }
 
     /// Creates a link record.
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String?, title: String?,
-        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active
+        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active, shortID: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -48,6 +57,7 @@ public struct LinkRecord: Codable, Sendable, Equatable {
         self.expires = expires
         self.generation = generation
         self.status = status
+        self.shortID = shortID
     }
 }
 
