@@ -5,7 +5,8 @@
 #            GET /s/{token} and GET /s/{short id}, each against nginx serving the same bytes (scripts/nginx-compare.sh);
 #   cold   — LINKS links (one flow, so one cached preview) and linkCacheCapacity CACHE, less than LINKS: wrk asks for a
 #            random link each request (a Lua list of paths), so most requests read the link's record from the store
-#            (SQLite) — by its id for a token, by the short_id index for a short id; first by token, then by short id.
+#            (SQLite) — by its id for a token, by the short_id index for a short id; first by token, then by short id,
+#            with a desktop browser's page (a QR code drawn per link) and an iPhone's (none); then unknown short ids.
 # Each figure: requests a second, p99, and the daemon's CPU time per request (less noisy on a shared machine).
 # Usage: scripts/short-bench.sh [SECONDS] [LINKS] [CACHE]   (needs wrk and nginx: apt-get install wrk nginx-light)
 set -euo pipefail
@@ -46,13 +47,15 @@ compare() {
   awk -v t="$(( $(ticks) - before ))" -v hz="$(getconf CLK_TCK)" -v s="$secs" \
     '/^target:/ { printf "linkd CPU per request: %.1f µs (user + system)\n", t / hz * 1e6 / ($2 * s) }' <<<"$out"
 }
-# random PATHS-FILE: wrk (1 thread, 32 connections) over a random path of the file each request.
+# random PATHS-FILE [USER-AGENT]: wrk (1 thread, 32 connections) over a random path of the file each request.
 random() {
   cat >"$work/random.lua" <<LUA
 local paths = {}
 for line in io.lines("$1") do paths[#paths + 1] = line end
 math.randomseed(os.time())
-request = function() return wrk.format("GET", paths[math.random(#paths)]) end
+local headers = {}
+if "${2:-}" ~= "" then headers["User-Agent"] = "${2:-}" end
+request = function() return wrk.format("GET", paths[math.random(#paths)], headers) end
 LUA
   local before out
   before=$(ticks)
@@ -96,6 +99,13 @@ echo "== cold: GET /s/{token}, a random one of $links links, $cache records cach
 random "$work/tokens"
 echo "== cold: GET /s/{short id}, a random one of $links links, $cache records cached (wrk, ${secs}s, 32 connections)"
 random "$work/shorts"
+# The desktop page above draws a new QR code for each link it renders; an iPhone's page has none, so these two say
+# more of what the store read itself costs.
+iphone="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+echo "== cold, iPhone (no QR code): GET /s/{token}, a random one of $links links (wrk, ${secs}s, 32 connections)"
+random "$work/tokens" "$iphone"
+echo "== cold, iPhone (no QR code): GET /s/{short id}, a random one of $links links (wrk, ${secs}s, 32 connections)"
+random "$work/shorts" "$iphone"
 echo "== cold: GET /s/{unknown short id}, a random one of 20,000 ids no link has (first pass reads the store, then the negative cache)"
 python3 -c "
 import random, string
