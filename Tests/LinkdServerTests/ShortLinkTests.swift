@@ -105,9 +105,16 @@ struct ShortLinkTests {
             let unknownResolution = try await api.resolve("https://links.handz.example/s/ZZZZZZZZZZZ", state: "free")
             #expect((unknownResolution["link"] as? [String: Any])?["status"] as? String == "unknown")
             #expect(api.faults.shortIDReads == reads + 1, "the negative cache answered the page, QR and resolution again")
+            // Many requests at once for another unknown short id: one read among them.
+            let concurrent = api.faults.shortIDReads
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 { group.addTask { try await api.call(.get, "/s/YYYYYYYYYYY").status } }
+                for try await status in group { #expect(status == 404) }
+            }
+            #expect(api.faults.shortIDReads == concurrent + 1)
             // Neither a token nor a short id (12 characters): the unknown page, no read.
             #expect(try await api.call(.get, "/s/ZZZZZZZZZZZZ").status == 404)
-            #expect(api.faults.shortIDReads == reads + 1)
+            #expect(api.faults.shortIDReads == concurrent + 1)
         }
     }
 

@@ -22,6 +22,8 @@ public final class StoreFront: Sendable {
     let cache: LinkCache
     /// Short id → link id, and the short ids the store lacked lately.
     let shortIDs: ShortIDIndex
+    /// The store reads of short ids under way: a request for a short id already being read waits for that read.
+    let shortIDReads = Mutex<[String: Task<LinkRecord?, any Error>]>([:])
     let logger: Logger
     /// Held while the feed's changes or a full reload are applied, so two never interleave.
     let syncLock = AsyncLock()
@@ -115,7 +117,7 @@ public final class StoreFront: Sendable {
 
     /// The link with this short id: from memory when it knows (the record cached; an id the store lacked within
     /// `unknownShortIDWindow`: nil without a read), else read and remembered — the record cached, or the short id
-    /// noted unknown.
+    /// noted unknown. Concurrent requests for one short id share one read.
     public func link(shortID: String) async throws -> LinkRecord? {
         switch shortIDs.lookup(shortID) {
         case .link(let id):
@@ -123,14 +125,30 @@ public final class StoreFront: Sendable {
         case .unknown:
             return nil
         case .miss:
-            guard let record = try await backend.fetchLink(shortID: shortID) else {
-                shortIDs.putUnknown(shortID)
-                return nil
+            // One read per short id at a time: requests that ask for it meanwhile share its answer.
+            let read = shortIDReads.withLock { reads in
+                if let running = reads[shortID] { return running }
+                let task = Task { try await self.readShortID(shortID) }
+                reads[shortID] = task
+                return task
             }
-            cache.put(record)
-            shortIDs.put(shortID, linkID: record.id)
-            return record
+            let result = await read.result
+            shortIDReads.withLock { reads in
+                if reads[shortID] == read { reads[shortID] = nil }
+            }
+            return try result.get()
         }
+    }
+
+    /// Reads a short id's link from the store and remembers the answer: the record cached, or the id unknown.
+    private func readShortID(_ shortID: String) async throws -> LinkRecord? {
+        guard let record = try await backend.fetchLink(shortID: shortID) else {
+            shortIDs.putUnknown(shortID)
+            return nil
+        }
+        cache.put(record)
+        shortIDs.put(shortID, linkID: record.id)
+        return record
     }
 
     /// What memory alone says of a short id.
