@@ -90,6 +90,7 @@ struct AdminCLITests {
         #expect((link["url"] as? String)?.hasPrefix("https://links.handz.example/s/") == true)
         let created = try run(["links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--owner", "ana"])
         #expect(created.status == 0 && created.stdout.contains("url:") && created.stdout.contains("token:"), "\(created.stdout)")
+        #expect(created.stdout.contains("short url:  https://links.handz.example/s/"), "\(created.stdout)")
         let shown = try run(["links", "show", linkID])
         #expect(shown.status == 0 && shown.stdout.contains("status:") && shown.stdout.contains("active") && shown.stdout.contains("flowId=\(flow)"), "\(shown.stdout)")
         let shownJSON = try Self.json(try run(["links", "show", linkID, "--json"]))

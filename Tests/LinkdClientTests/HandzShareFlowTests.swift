@@ -15,11 +15,16 @@ struct HandzShareFlowTests {
         let flowID = UUID().uuidString.lowercased()
         let link = try await sharer.createShareLink(params: ["flowId": flowID], title: "Guard pass flow")
         #expect(link.url.host == "links.handz.example")
+        let shortURL = try #require(link.shortURL)
+        #expect(shortURL.host == "links.handz.example" && shortURL.lastPathComponent.count == 11)
+        #expect(try await sharer.shareLink(id: link.id).shortURL == shortURL, "the inspector's view carries it too")
 
         // The receiver's app: onOpenURL → resolve → plan. Resolving needs no key.
         let receiver = LinkdClient(baseURL: daemon.baseURL)
 
         let signedOut = try await receiver.resolve(link.url, state: "signedOut").plan(for: "signedOut")
+        #expect(try await receiver.resolve(shortURL, state: "signedOut").plan(for: "signedOut") == signedOut,
+                "the short URL resolves as the token's")
         #expect(signedOut.outcome == .route)
         #expect(signedOut.tab == nil && signedOut.tabBarVisible == false, "signed out has no tab shell")
         #expect(signedOut.root == .init(route: "Auth/WelcomeGate", params: ["flowId": flowID]))

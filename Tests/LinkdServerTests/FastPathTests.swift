@@ -48,6 +48,14 @@ struct FastPathTests {
             #expect(try await api.call(.delete, "/v1/links/\(goneID)", key: ordentus).status == 200)
             let handz = try await api.createHandzLink(key: try await api.clientKey(app: "handz"))
             let shareURL = try #require(handz["url"] as? String)
+            let handzShortURL = try #require(handz["shortURL"] as? String)
+            // Short ids: a live link's, a revoked one's, and one no link has (answered from the negative cache).
+            var shorts: [String] = []
+            for event in ["ok-3", "ok-4"] {
+                let reply = try await api.call(.post, "/v1/links", key: ordentus, json: ["route": "Calendar/EventDetail", "params": ["eventId": event]])
+                shorts.append(ShortLinkTests.shortID(try #require(reply.string("shortURL"))))
+                if event == "ok-4" { #expect(try await api.call(.delete, "/v1/links/\(try #require(reply.string("id")))", key: ordentus).status == 200) }
+            }
             let requests = [
                 Self.get("/healthz"),
                 Self.get("/v1/resolve?url=\(Self.encoded(shareURL))&state=free"),
@@ -62,6 +70,13 @@ struct FastPathTests {
                 Self.get("/s/\(token)"),
                 Self.get("/s/\(goneToken)", agent: UserAgent.android),
                 Self.get("/s/AAAA"),
+                Self.get("/s/\(shorts[0])", agent: UserAgent.desktop),
+                Self.get("/s/\(shorts[0])", agent: UserAgent.iPhone),
+                Self.get("/s/\(shorts[0])", agent: UserAgent.android),
+                Self.get("/s/\(shorts[1])", agent: UserAgent.android),
+                Self.get("/s/ZZZZZZZZZZZ"),
+                Self.get("/v1/resolve?url=\(Self.encoded(handzShortURL))&state=free"),
+                Self.post("/v1/resolve", json: #"{"url":"\#(handzShortURL)","state":"free"}"#),
             ]
             // Warm the caches (link records, previews, rendered pages) through the reference path.
             for request in requests {

@@ -23,7 +23,8 @@ extension OpenAPITests {
         ])
         let ordentusToken = try #require(ordentus.string("token"))
         expect(try await check.call(.get, "/s/\(ordentusToken)/install/android", template: install), 302)
-        expect(try await check.call(.get, "/s/\(token)/install/android", template: install), 404)
+        expect(try await check.call(.get, "/s/\(token)/install/android", template: install), 302)  // no Play: the landing page
+        expect(try await check.call(.get, "/s/AQAAAAEforged/install/ios", template: install), 404)
         expect(try await check.call(.get, "/static/claim.js"), 200)
 
         let claims = "/v1/claims/{code}"

@@ -262,7 +262,7 @@ struct OpenAPITests {
     @Test("the checker refuses answers the document does not allow")
     func checkerRefuses() throws {
         let document = try OpenAPIDocument()
-        let created = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t","expiresAt":"2026-12-01T00:00:00Z"}"#
+        let created = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t","shortURL":"https://x/s/0123456789A","expiresAt":"2026-12-01T00:00:00Z"}"#
         #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: created).isEmpty)
         let missing = #"{"id":"0123456789abcdef0123456789abcdef","app":"handz","token":"t","url":"https://x/s/t"}"#
         #expect(document.problems(method: "POST", template: "/v1/links", status: 201, contentType: "application/json", body: missing).contains { $0.contains("missing expiresAt") })

@@ -9,7 +9,7 @@ import Testing
 /// against a `linkd serve` process in JourneyTests' `HostileClientTests`).
 @Suite("Request costs")
 struct RequestCostTests {
-    @Test("expensive requests cost more: an Ed25519 share page 5 tokens, a calendar file 1 per 16 KiB")
+    @Test("expensive requests cost more: an Ed25519 share page 5 tokens, a short id 5, a calendar file 1 per 16 KiB")
     func costs() async throws {
         try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 10 }) { api in
             let key = try await api.clientKey(app: "handz")
@@ -22,6 +22,17 @@ struct RequestCostTests {
                 statuses.append(try await RawConnection.get(port, "/s/\(token)", from: "127.0.0.1"))
             }
             #expect(statuses == [200, 200, 200, 429], "\(statuses)")
+        }
+        // A short id costs 5, known or not (charged by its shape, as an Ed25519 token is): 10 → 5 → 0 → refused.
+        try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 10 }) { api in
+            let key = try await api.clientKey(app: "handz")
+            let shortURL = try #require(try await api.createHandzLink(key: key)["shortURL"] as? String)
+            let port = try #require(api.client.port)
+            var statuses: [Int] = []
+            for path in ["/s/\(ShortLinkTests.shortID(shortURL))", "/s/ZZZZZZZZZZZ", "/s/AQAAAAEforged"] {
+                statuses.append(try await RawConnection.get(port, path, from: "127.0.0.1"))
+            }
+            #expect(statuses == [200, 404, 429], "\(statuses)")
         }
         try await withAPI({ $0.limits.rateLimitPerSecond = 0.001; $0.limits.rateLimitBurst = 10 }) { api in
             let big = String(repeating: "X", count: 100 * 1024)  // not a calendar: refused, and charged 1 + 6

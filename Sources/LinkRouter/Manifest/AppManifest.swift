@@ -152,6 +152,16 @@ public struct AppManifest: Sendable, Equatable {
         /// Badge id → the text the web landing page shows when the origin's preview lists that id
         /// (`privateUpload` → "Private upload - not shared via link."). At most `maxBadges`.
         public var badges: [String: String] = [:]
+        /// Which of a new link's two share URLs `POST /v1/links` answers as its `url` (`share.url`).
+        public var url: URLKind = .token
+
+        /// A link's share URL by its token (`/s/<token>`, the default) or by its short id (`/s/<short id>`).
+        public enum URLKind: String, Sendable, Equatable, CaseIterable {
+            /// The signed token's URL.
+            case token
+            /// The short id's URL.
+            case short
+        }
 
         /// At most this many badges per manifest.
         public static let maxBadges = 32

@@ -3,10 +3,11 @@ internal import Yams
 /// Share links: `share`.
 extension ManifestParser {
     /// `share`: the share path (with a `:token` param), its hosts, the routes it opens, the unavailable message, the
-    /// call-to-action route per state and the badges; nil without a `share` section.
+    /// call-to-action route per state, the badges and which share URL is a new link's `url`; nil without a `share`
+    /// section.
     func parseShare(_ shareNode: Node?, in manifest: AppManifest, pendingRoutes: inout RouteReferences) -> AppManifest.ShareConfig? {
         guard let shareNode else { return nil }
-        let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta", "badges"],
+        let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta", "badges", "url"],
                                     required: ["path", "route", "unavailableRoute"])
         var share = AppManifest.ShareConfig(path: "/s/:token", hosts: [], route: "", unavailableRoute: "",
                                             unavailableMessage: "This link is no longer available.", cta: [:])
@@ -37,6 +38,14 @@ extension ManifestParser {
             }
         }
         share.badges = badges(fields["badges"])
+        if let node = fields["url"], let text = reader.string(node, context: "share.url") {
+            if let kind = AppManifest.ShareConfig.URLKind(rawValue: text) {
+                share.url = kind
+            } else {
+                reader.fail(.badValue, node, "share.url '\(text.prefix(80))' is neither 'token' nor 'short'",
+                            hint: "write 'token' (the signed token's URL, the default) or 'short' (the short id's URL)")
+            }
+        }
         return share
     }
 

@@ -10,6 +10,8 @@ public protocol LinkTable: Sendable {
     func insertLink(_ record: LinkRecord) async throws
     /// The stored link, nil when there is none.
     func fetchLink(id: String) async throws -> LinkRecord?
+    /// The stored link with this short id (`LinkRecord.shortID`), nil when there is none.
+    func fetchLink(shortID: String) async throws -> LinkRecord?
     /// Sets a link `revoked` and records the revocation of its generation (a shared store writes the change to its
     /// feed and announces it) and the `audit` entry, all or none. The updated row, or nil (nothing written) if there
     /// is no such link.

@@ -117,6 +117,12 @@ enum Migrations {
         migrator.registerMigration("top-daily-v1") { db in
             for statement in TopDaily.sqlite { try db.execute(sql: statement) }
         }
+        // Short share URLs: a link's short id, unique (links made before have none: NULL, which a unique index
+        // allows many of).
+        migrator.registerMigration("short-ids-v1") { db in
+            try db.execute(sql: "ALTER TABLE links ADD COLUMN short_id TEXT")
+            try db.execute(sql: "CREATE UNIQUE INDEX links_short_id ON links (short_id)")
+        }
         return migrator
     }
 }

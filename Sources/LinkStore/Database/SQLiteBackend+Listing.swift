@@ -33,7 +33,8 @@ extension SQLiteBackend {
         let params = try LinkParamsText.decode(row[3], id: id)
         let record = LinkRecord(
             id: id, app: row[1], route: row[2], params: params, owner: row[4], title: row[5], created: created,
-            expires: expires, generation: row[8], status: status, campaign: (row[12] as String?).flatMap(Campaign.init(label:)))
+            expires: expires, generation: row[8], status: status, campaign: (row[12] as String?).flatMap(Campaign.init(label:)),
+            shortID: row[13])
         return ListedLink(record: record, clicks: LinkClicks(count: row[10], lastOpened: StoredDate.date(row[11])))
     }
 }

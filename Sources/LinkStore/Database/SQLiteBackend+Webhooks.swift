@@ -29,6 +29,10 @@ extension SQLiteBackend {
             if try LinkRecord.exists(db, key: record.id) {
                 throw LinkStoreError(.conflict, "link \(record.id) exists")
             }
+            if let shortID = record.shortID,
+               try Bool.fetchOne(db, sql: "SELECT 1 FROM links WHERE short_id = ?", arguments: [shortID]) == true {
+                throw LinkStoreError(.conflict, "short id \(shortID) exists")
+            }
             try record.insert(db)
             try Self.enqueueWebhookEvents(events, in: db)
         }

@@ -77,6 +77,11 @@ public final class SQLiteBackend: StoreBackend {
         try await read { db in try LinkRecord.fetchOne(db, key: id) }
     }
 
+    /// The stored link with this short id, nil when there is none (the `links_short_id` index).
+    public func fetchLink(shortID: String) async throws -> LinkRecord? {
+        try await read { db in try LinkRecord.filter(Column("short_id") == shortID).fetchOne(db) }
+    }
+
     /// Revokes a link, with `audit` in the same transaction. The updated row, or nil if there is no such link.
     public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try await write { db -> LinkRecord? in

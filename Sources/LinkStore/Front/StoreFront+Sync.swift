@@ -110,12 +110,13 @@ extension StoreFront {
         if manifestsChanged { await handlers.manifests() }
     }
 
-    /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache
-    /// (dropped) and the keys (through the handlers).
+    /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache and the
+    /// unknown short ids (dropped) and the keys (through the handlers).
     func fullResync(_ handlers: ChangeHandlers) async throws {
         try await syncLock.run {
             try await self.loadRevocations()
             self.cache.removeAll()
+            self.shortIDs.removeUnknown()
         }
         await handlers.keys()
         await handlers.manifests()

@@ -2,9 +2,11 @@ public import Foundation
 
 // Webhooks through the front: nothing of them is held in memory, so these pass to the backend.
 extension StoreFront {
-    /// Stores a new link and queues `events` in the same transaction. Throws `conflict` if the id exists.
+    /// Stores a new link and queues `events` in the same transaction. Throws `conflict` if the id or the short id
+    /// exists. Its short id is known from then on (not unknown, were it asked for before).
     public func createLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
         try await backend.insertLink(record, events: events)
+        if let shortID = record.shortID { shortIDs.put(shortID, linkID: record.id) }
     }
 
     /// Stores a new endpoint with `audit`; `conflict` when its app has `maxPerApp` endpoints.

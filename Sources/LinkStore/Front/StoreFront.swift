@@ -9,6 +9,8 @@ import Synchronization
 /// - a bounded `LinkCache` of link records: a record is cached on its first read (`link(id:)`), not on create
 ///   (most links are opened rarely or never); a revocation or a deletion caches the updated record; an owner-wide
 ///   revocation drops exactly the records it changed; a deletion that changed nothing drops the cached record;
+/// - the `ShortIDIndex`: which link a short id names (the record itself is the `LinkCache`'s), and the short ids the
+///   store lacked, each believed for `unknownShortIDWindow` (so an unknown short id costs one store read per window);
 /// - the `RevocationSet`: loaded at open (streamed in batches), added to by every revocation, here or — through the
 ///   change feed of a shared backend — on another instance (`synchronize`).
 public final class StoreFront: Sendable {
@@ -18,6 +20,10 @@ public final class StoreFront: Sendable {
     public let revocations = RevocationSet()
 
     let cache: LinkCache
+    /// Short id → link id, and the short ids the store lacked lately.
+    let shortIDs: ShortIDIndex
+    /// The store reads of short ids under way: a request for a short id already being read waits for that read.
+    let shortIDReads = Mutex<[String: Task<LinkRecord?, any Error>]>([:])
     let logger: Logger
     /// Held while the feed's changes or a full reload are applied, so two never interleave.
     let syncLock = AsyncLock()
@@ -32,6 +38,8 @@ public final class StoreFront: Sendable {
     public init(backend: any StoreBackend, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store")) async throws {
         self.backend = backend
         self.cache = LinkCache(capacity: cacheCapacity)
+        self.shortIDs = ShortIDIndex(
+            capacity: cacheCapacity, unknownCapacity: Self.unknownShortIDCapacity, unknownWindow: Self.unknownShortIDWindow)
         self.logger = logger
         try await loadRevocations()
     }
@@ -78,11 +86,20 @@ public final class StoreFront: Sendable {
         try await backend.ping()
     }
 
+    /// How long a short id the store did not have is answered as unknown from memory. It bounds the store reads an
+    /// unknown short id costs (one per id and window) and how long a link made on another instance stays hidden
+    /// behind its short id when someone asked for that id before it existed (a guess of one in 2^65).
+    public static let unknownShortIDWindow: Duration = .seconds(60)
+    /// The most unknown short ids remembered (older ones go first: they only cost one more read).
+    public static let unknownShortIDCapacity = 100_000
+
     // MARK: Links
 
-    /// Stores a new link. Throws `conflict` if the id exists. Not cached: a record is cached on its first read.
+    /// Stores a new link. Throws `conflict` if the id or the short id exists. Not cached: a record is cached on its
+    /// first read (its short id is known at once).
     public func createLink(_ record: LinkRecord) async throws {
         try await backend.insertLink(record)
+        if let shortID = record.shortID { shortIDs.put(shortID, linkID: record.id) }
     }
 
     /// The link record (from the cache when present, else read and cached), nil when there is none.
@@ -96,6 +113,61 @@ public final class StoreFront: Sendable {
     /// The link record from memory only; nil when not cached (the caller then decides).
     public func cachedLink(id: String) -> LinkRecord? {
         cache.get(id)
+    }
+
+    /// The link with this short id: from memory when it knows (the record cached; an id the store lacked within
+    /// `unknownShortIDWindow`: nil without a read), else read and remembered — the record cached, or the short id
+    /// noted unknown. Concurrent requests for one short id share one read.
+    public func link(shortID: String) async throws -> LinkRecord? {
+        switch shortIDs.lookup(shortID) {
+        case .link(let id):
+            return try await link(id: id)
+        case .unknown:
+            return nil
+        case .miss:
+            // One read per short id at a time: requests that ask for it meanwhile share its answer.
+            let read = shortIDReads.withLock { reads in
+                if let running = reads[shortID] { return running }
+                let task = Task { try await self.readShortID(shortID) }
+                reads[shortID] = task
+                return task
+            }
+            let result = await read.result
+            shortIDReads.withLock { reads in
+                if reads[shortID] == read { reads[shortID] = nil }
+            }
+            return try result.get()
+        }
+    }
+
+    /// Reads a short id's link from the store and remembers the answer: the record cached, or the id unknown.
+    private func readShortID(_ shortID: String) async throws -> LinkRecord? {
+        guard let record = try await backend.fetchLink(shortID: shortID) else {
+            shortIDs.putUnknown(shortID)
+            return nil
+        }
+        cache.put(record)
+        shortIDs.put(shortID, linkID: record.id)
+        return record
+    }
+
+    /// What memory alone says of a short id.
+    public enum CachedShortLink: Sendable, Equatable {
+        /// The link's cached record.
+        case record(LinkRecord)
+        /// The store lacked the short id within `unknownShortIDWindow`.
+        case unknown
+        /// Memory does not know: `link(shortID:)` reads the store.
+        case miss
+    }
+
+    /// The link with this short id from memory only (the caller reads the store on `miss`).
+    public func cachedLink(shortID: String) -> CachedShortLink {
+        switch shortIDs.lookup(shortID) {
+        case .link(let id): cache.get(id).map { .record($0) } ?? .miss
+        case .unknown: .unknown
+        case .miss: .miss
+        }
     }
 
     /// Whether this generation of the link is revoked (memory only).

@@ -19,6 +19,14 @@ extension PostgresBackend {
         }
     }
 
+    /// The stored link with this short id, nil when there is none.
+    public func fetchLink(shortID: String) async throws -> LinkRecord? {
+        try await run("read a link by short id") { [client] in
+            let rows = try await client.query("SELECT \(unescaped: Self.linkColumns) FROM links WHERE short_id = \(shortID)")
+            return try await Self.decodeLinks(rows).first
+        }
+    }
+
     /// Revokes a link and announces it, with `audit` in the same transaction. The updated row, or nil if there is
     /// no such link.
     public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
@@ -188,21 +196,21 @@ extension PostgresBackend {
 
     // MARK: Rows
 
-    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status, campaign"
+    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id"
     static let apiKeyColumns = "id, kind, app, label, secrethash, created, revoked"
 
     static func decodeLinks(_ rows: PostgresRowSequence) async throws -> [LinkRecord] {
         var records: [LinkRecord] = []
         for try await row in rows {
-            let (id, app, route, params, owner, title, created, expires, generation, status, campaign) = try row.decode(
-                (String, String, String, String, String?, String?, Date, Date, Int64, String, String?).self)
+            let (id, app, route, params, owner, title, created, expires, generation, status, campaign, shortID) = try row.decode(
+                (String, String, String, String, String?, String?, Date, Date, Int64, String, String?, String?).self)
             guard let status = LinkRecordStatus(rawValue: status) else {
                 throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
             }
             records.append(LinkRecord(
                 id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
                 created: created, expires: expires, generation: Int(generation), status: status,
-                campaign: campaign.flatMap(Campaign.init(label:))))
+                campaign: campaign.flatMap(Campaign.init(label:)), shortID: shortID))
         }
         return records
     }

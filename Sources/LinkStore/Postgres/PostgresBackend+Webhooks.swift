@@ -29,18 +29,19 @@ extension PostgresBackend {
         let inserted = try await run("create a link") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection -> Bool in
                 let rows = try await connection.query("""
-                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign)
+                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id)
                     VALUES (\(record.id), \(record.app), \(record.route), \(params), \(record.owner), \(record.title),
                     \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue),
-                    \(record.campaign?.label))
-                    ON CONFLICT (id) DO NOTHING RETURNING id
+                    \(record.campaign?.label), \(record.shortID))
+                    ON CONFLICT DO NOTHING RETURNING id
                     """, logger: logger)
                 guard try await rows.collect().count == 1 else { return false }
                 try await Self.enqueueWebhookEvents(events, on: connection, logger: logger)
                 return true
             }
         }
-        guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) exists") }
+        // Either unique key may be the one taken: the id, or the short id (the caller retries with a new short id).
+        guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) or short id \(record.shortID ?? "-") exists") }
     }
 
     // MARK: Endpoints

@@ -87,6 +87,12 @@ enum PostgresMigrations {
         ("sources-v1", SourceSchema.postgres),
         // Each app's top links per day (`TopDaily`), built from the day rows already stored.
         ("top-daily-v1", TopDaily.postgres),
+        // Short share URLs: a link's short id, unique (links made before have none: NULL, which a unique index
+        // allows many of).
+        ("short-ids-v1", [
+            "ALTER TABLE links ADD COLUMN short_id text",
+            "CREATE UNIQUE INDEX links_short_id ON links (short_id)",
+        ]),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

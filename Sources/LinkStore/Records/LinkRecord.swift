@@ -34,11 +34,21 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     public var status: LinkRecordStatus
     /// The campaign the link was created (or imported) with: counted for an opening whose URL names none.
     public var campaign: Campaign?
+    /// The link's short id (`ShortID`: 11 base62 characters), answered at `/s/<short id>` like its token; nil for
+    /// a link made before short ids existed.
+    public var shortID: String?
+
+    /// The stored columns: the properties' names, but for `short_id`.
+    enum CodingKeys: String, CodingKey {
+        case id, app, route, params, owner, title, created, expires, generation, status, campaign
+        case shortID = "short_id"
+    }
 
     /// Creates a link record.
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String?, title: String?,
-        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active, campaign: Campaign? = nil
+        created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active, campaign: Campaign? = nil,
+        shortID: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -51,6 +61,7 @@ public struct LinkRecord: Codable, Sendable, Equatable {
         self.generation = generation
         self.status = status
         self.campaign = campaign
+        self.shortID = shortID
     }
 }
 

@@ -8,17 +8,22 @@ public struct CreatedShareLink: Codable, Sendable, Hashable {
     public var app: String
     /// The signed share token.
     public var token: String
-    /// The URL to share (`https://links.handz.example/s/<token>`).
+    /// The URL to share, as the app's manifest chooses (`share.url`): the token's
+    /// (`https://links.handz.example/s/<token>`, the default) or the short one.
     public var url: URL
+    /// The link's short URL (`https://links.handz.example/s/<11 base62 characters>`), which opens exactly what the
+    /// token's does; nil from a server older than short ids.
+    public var shortURL: URL?
     /// When it stops opening.
     public var expiresAt: Date
 
     /// Creates a value (tests, previews).
-    public init(id: String, app: String, token: String, url: URL, expiresAt: Date) {
+    public init(id: String, app: String, token: String, url: URL, shortURL: URL? = nil, expiresAt: Date) {
         self.id = id
         self.app = app
         self.token = token
         self.url = url
+        self.shortURL = shortURL
         self.expiresAt = expiresAt
     }
 }
@@ -47,11 +52,13 @@ public struct ShareLink: Codable, Sendable, Hashable {
     public var clicks: Int
     /// The last time a person opened it.
     public var lastOpenedAt: Date?
+    /// Its short URL; nil for a link made before short ids (or from a server older than them).
+    public var shortURL: URL?
 
     /// Creates a value (tests, previews).
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String? = nil, title: String? = nil,
-        status: String, createdAt: Date, expiresAt: Date, clicks: Int, lastOpenedAt: Date? = nil
+        status: String, createdAt: Date, expiresAt: Date, clicks: Int, lastOpenedAt: Date? = nil, shortURL: URL? = nil
     ) {
         self.id = id
         self.app = app
@@ -64,6 +71,7 @@ public struct ShareLink: Codable, Sendable, Hashable {
         self.expiresAt = expiresAt
         self.clicks = clicks
         self.lastOpenedAt = lastOpenedAt
+        self.shortURL = shortURL
     }
 }
 

@@ -1,10 +1,14 @@
-/// Finds a run of base64url characters of one exact length in request bytes: what `HotRoute.Cost.byRun` charges
-/// more for, without this target knowing what the run is (the server's Ed25519 share tokens).
+/// Finds a run of base64url characters of one exact length in request bytes: what `HotRoute.Cost.byRuns` charges
+/// more for, without this target knowing what the run is (the server's Ed25519 share tokens and short ids).
 enum Base64URLRun {
-    /// `expensive` when one of `parts` carries a run of exactly `length` base64url characters (`%XX` escapes end a
-    /// run), else 1.
-    static func cost(length: Int, _ expensive: Double, _ parts: UnsafeRawBufferPointer...) -> Double {
-        parts.contains { carries(length: length, $0) } ? expensive : 1
+    /// The highest cost of the `runs` one of `parts` carries (a run of exactly its length of base64url characters;
+    /// `%XX` escapes end a run), else 1.
+    static func cost(_ runs: [HotRoute.Run], _ parts: UnsafeRawBufferPointer...) -> Double {
+        var cost = 1.0
+        for run in runs where run.cost > cost && parts.contains(where: { carries(length: run.length, $0) }) {
+            cost = run.cost
+        }
+        return cost
     }
 
     private static func carries(length: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -36,11 +36,23 @@ package struct HotRoute: Sendable {
 
     /// What a request of a rate-limited route costs (`RequestCost`).
     package enum Cost: Sendable, Equatable {
-        /// 1, or `cost` when its target or body carries a run of exactly `runLength` base64url characters (the
-        /// server's expensive tokens: `RequestCost.byToken`).
-        case byRun(length: Int, cost: Double)
+        /// 1, or the highest `cost` of the runs whose exact length of base64url characters its target or body
+        /// carries (the server's expensive tokens and ids: `RequestCost.byToken`).
+        case byRuns([Run])
         /// 1 plus 1 per `bytesPerToken` bytes of its body.
         case byBodySize(bytesPerToken: Int)
+    }
+
+    /// A run of base64url characters of one exact length, and what a request carrying one costs.
+    package struct Run: Sendable, Equatable {
+        let length: Int
+        let cost: Double
+
+        /// A run of exactly `length` characters, costing `cost`.
+        package init(length: Int, cost: Double) {
+            self.length = length
+            self.cost = cost
+        }
     }
 
     /// What body the route reads: at most `maxBytes`, of media type `mediaType` (413 and 415 otherwise).
@@ -141,15 +153,15 @@ package struct HotRequest {
         switch cost {
         case .byBodySize(let bytesPerToken):
             return 1 + Double(body.readableBytes / bytesPerToken)
-        case .byRun(let length, let expensive):
+        case .byRuns(let runs):
             return body.withUnsafeReadableBytes { body in
                 switch source {
                 case .hummingbird(let request, _):
                     var target = request.uri.string
-                    return target.withUTF8 { Base64URLRun.cost(length: length, expensive, UnsafeRawBufferPointer($0), body) }
+                    return target.withUTF8 { Base64URLRun.cost(runs, UnsafeRawBufferPointer($0), body) }
                 case .bytes(let request):
                     return request.bytes.withUnsafeReadableBytes { bytes in
-                        Base64URLRun.cost(length: length, expensive, UnsafeRawBufferPointer(rebasing: bytes[request.head.target]), body)
+                        Base64URLRun.cost(runs, UnsafeRawBufferPointer(rebasing: bytes[request.head.target]), body)
                     }
                 }
             }

@@ -15,8 +15,9 @@ extension AdminService {
         let url: String
     }
 
-    /// One share URL per share host of an active, unexpired link of `id` (empty otherwise, or when its app has no
-    /// share section or no active key).
+    /// One share URL per share host of an active, unexpired link of `id` — the token's, then the short id's — (empty
+    /// otherwise, or when its app has no share section; no token's without an active key, no short one for a link
+    /// made before short ids).
     func shareURLs(id: String, by caller: Caller, now: Date = Date()) async throws -> [ShareURL] {
         let record = try await links.existing(id: id, caller: caller)
         guard record.status == .active, record.expires > now, router.manifest(app: record.app)?.share != nil,
@@ -28,8 +29,9 @@ extension AdminService {
             try? keyring.issue(app: record.app, suite: suite, linkID: linkID, expiresAt: expires,
                                generation: UInt32(clamping: record.generation), flags: 0, now: UInt32(clamping: Int(now.timeIntervalSince1970)))
         }.first
-        guard let token = issued else { return [] }
-        return router.shareURLs(app: record.app, token: token).map { ShareURL(host: $0.host, url: $0.url) }
+        let tokenURLs = issued.map { router.shareURLs(app: record.app, token: $0) } ?? []
+        let shortURLs = record.shortID.map { router.shareURLs(app: record.app, token: $0) } ?? []
+        return (tokenURLs + shortURLs).map { ShareURL(host: $0.host, url: $0.url) }
     }
 
     /// The suites a share URL is signed with, in order of preference (the first with an active key).

@@ -64,10 +64,12 @@ final class DeferredLinks: Sendable {
 
     // MARK: Store redirects
 
-    /// `GET /s/{token}/install/{platform}`: for an active link, a store redirect with a new claim code (Android:
+    /// `GET /s/{token}/install/{platform}` (or `/s/{short id}/install/{platform}`): for an active link, a store redirect with a new claim code (Android:
     /// `302` to Google Play with `referrer=linkd_claim%3D<code>`; iOS: the claim page, which goes on to the App
     /// Store). Without a code (crawler, `HEAD`, a limit, the store failing) a plain `302` to the store. A link that
-    /// is not active gets the share path's own 410/404 page; a platform the app has no store for, the 404 page.
+    /// is not active gets the share path's own 410/404 page; a platform the app has no store for (no App Store id,
+    /// no Android package) a `302` to the link's landing page, by the same token or short id; a platform linkd does
+    /// not know, the 404 page. `token` may be a short id: the claim code then seals the short id.
     func install(token: String, platform name: String, host: String?, userAgent: String?, client: String, isHead: Bool) async -> ReadyResponse {
         let (app, status) = await links.shareStatus(token: token, host: host)
         links.metrics.recordTokenVerdict(status)
@@ -76,9 +78,12 @@ final class DeferredLinks: Sendable {
             return pages.unknownPage(host: host)
         }
         let info = AppPageInfo(manifest)
-        guard let platform = StorePlatform(rawValue: name),
-              let storeURL = platform == .ios ? info.appStoreURL : info.playStoreURL
-        else { return pages.unknownPage(host: host) }
+        guard let platform = StorePlatform(rawValue: name) else { return pages.unknownPage(host: host) }
+        guard let storeURL = platform == .ios ? info.appStoreURL : info.playStoreURL else {
+            // No store for this platform: the link's own landing page, which offers what the app has (opening it,
+            // its web page, the stores it is in), rather than a 404 that says a live link is gone.
+            return Self.redirect(to: links.router.shareURL(app: app, token: token) ?? "/s/\(token)")
+        }
         let agent = UserAgentKind(userAgent: userAgent)
         if agent.isCrawler {
             analytics.metrics.recordWithheld(.crawler)

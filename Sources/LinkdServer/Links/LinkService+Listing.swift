@@ -24,9 +24,10 @@ extension LinkService {
         var probe = query
         probe.limit = min(max(query.limit, 1), ListCaps.maxLimit) + 1  // one more: is there a next page?
         let store = self.store
+        let router = self.router
         let listed = try await Self.storing { try await events.counted { [probe] in try await store.listLinks(probe) } }
         let page = listed.prefix(probe.limit - 1)
         let next = listed.count > page.count ? page.last.map { LinkCursor.text(LinkPosition(of: $0.record)) } : nil
-        return LinkPage(links: page.map { LinkView($0.record, clicks: $0.clicks, now: query.now) }, nextCursor: next)
+        return LinkPage(links: page.map { LinkView($0.record, clicks: $0.clicks, now: query.now, router: router) }, nextCursor: next)
     }
 }

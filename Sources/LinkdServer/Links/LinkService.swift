@@ -47,12 +47,15 @@ struct CampaignFields: Codable, Sendable, Equatable {
     }
 }
 
-/// What `POST /v1/links` answers (the token and URL are shown only here).
+/// What `POST /v1/links` answers (the token and its URL are shown only here).
 struct CreatedLink: Encodable, Sendable {
     let id: String
     let app: String
     let token: String
+    /// The share URL the app's manifest chooses (`share.url`): the token's (default) or the short one.
     let url: String
+    /// The link's short share URL (`/s/<short id>`), answered like the token's.
+    let shortURL: String
     let expiresAt: Date
 }
 
@@ -72,10 +75,12 @@ struct LinkView: Encodable, Sendable {
     let expiresAt: Date
     let clicks: Int
     let lastOpenedAt: Date?
+    /// The short share URL; absent for a link made before short ids (the token's URL is never stored).
+    let shortURL: String?
 
     /// The view of `record` with its `clicks`, its status judged at `now` (an active link past its expiry is
-    /// `expired`).
-    init(_ record: LinkRecord, clicks: LinkClicks, now: Date) {
+    /// `expired`), and its short URL on `router`'s share path.
+    init(_ record: LinkRecord, clicks: LinkClicks, now: Date, router: Router) {
         id = record.id
         app = record.app
         route = record.route
@@ -88,6 +93,7 @@ struct LinkView: Encodable, Sendable {
         expiresAt = record.expires
         self.clicks = clicks.count
         lastOpenedAt = clicks.lastOpened
+        shortURL = record.shortID.flatMap { router.shareURL(app: record.app, token: $0) }
     }
 }
 
@@ -184,6 +190,7 @@ final class LinkService: Sendable {
     private func memoryStatus(
         token: String, app: String, now: Date, verified: inout VerifiedTokens, stated: StatedLink?
     ) -> MemoryVerdict {
+        if ShortID.isShape(token) { return memoryStatus(shortID: token, app: app, now: now) }
         if let stated, stated.record == nil, !store.isRevoked(linkID: stated.id, generation: stated.generation) {
             return .needsRecord(stated.id)
         }
@@ -198,7 +205,34 @@ final class LinkService: Sendable {
             return .decided(.unavailable(linkID: id, reason: .revoked))
         }
         guard let record = stated?.record ?? store.cachedLink(id: id) else { return .needsRecord(id) }
-        return .decided(Self.status(of: record, claims: claims, app: app, now: now, router: router))
+        return .decided(Self.status(of: record, generation: Int(claims.generation), app: app, now: now, router: router))
+    }
+
+    /// A short id's status from memory: its link's cached record judged as a token of the record's own generation
+    /// would be (the revocation set first, so a revocation another instance made bites here as for tokens), `unknown`
+    /// for a short id the store lately did not have, else `needsRecord` (with the short id, which `load` reads).
+    /// A short id of another app than `app` is `unknown`, as another app's token is.
+    private func memoryStatus(shortID: String, app: String, now: Date) -> MemoryVerdict {
+        switch store.cachedLink(shortID: shortID) {
+        case .unknown: return .decided(.unknown)
+        case .miss: return .needsRecord(shortID)
+        case .record(let record):
+            guard record.app == app else { return .decided(.unknown) }
+            if store.isRevoked(linkID: record.id, generation: UInt32(clamping: record.generation)) {
+                return .decided(.unavailable(linkID: record.id, reason: .revoked))
+            }
+            return .decided(Self.status(of: record, generation: record.generation, app: app, now: now, router: router))
+        }
+    }
+
+    /// Reads into memory what `needsRecord` named: a link record by its id, or by its short id (a short id's shape
+    /// tells them apart). A store failure leaves memory as it was.
+    func load(_ key: String) async {
+        if ShortID.isShape(key) {
+            _ = try? await store.link(shortID: key)
+        } else {
+            _ = try? await store.link(id: key)
+        }
     }
 
     /// A token's status, reading the link record from the store on a cache miss. A store failure makes the
@@ -206,18 +240,18 @@ final class LinkService: Sendable {
     func status(token: String, app: String, now: Date, verified: inout VerifiedTokens) async -> LinkStatus {
         switch memoryStatus(token: token, app: app, now: now, verified: &verified) {
         case .decided(let status): return status
-        case .needsRecord(let id):
-            _ = try? await store.link(id: id)
+        case .needsRecord(let key):
+            await load(key)
             if case .decided(let status) = memoryStatus(token: token, app: app, now: now, verified: &verified) { return status }
             return .unknown
         }
     }
 
-    /// A record's status for a token of it: an active link whose route the manifest in force no longer has (a
-    /// publish with `force`) is unavailable as `deleted`, as its resolution is.
-    private static func status(of record: LinkRecord, claims: TokenClaims, app: String, now: Date, router: Router) -> LinkStatus {
+    /// A record's status for a token of it (of `generation`): an active link whose route the manifest in force no
+    /// longer has (a publish with `force`) is unavailable as `deleted`, as its resolution is.
+    private static func status(of record: LinkRecord, generation: Int, app: String, now: Date, router: Router) -> LinkStatus {
         guard record.app == app else { return .unknown }
-        guard record.generation == Int(claims.generation) else { return .unavailable(linkID: record.id, reason: .revoked) }
+        guard record.generation == generation else { return .unavailable(linkID: record.id, reason: .revoked) }
         switch record.status {
         case .revoked: return .unavailable(linkID: record.id, reason: .revoked)
         case .deleted: return .unavailable(linkID: record.id, reason: .deleted)
@@ -237,7 +271,7 @@ final class LinkService: Sendable {
         var verified = VerifiedTokens()
         let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
         guard !missing.isEmpty else { return finish(first) }
-        for id in missing { _ = try? await store.link(id: id) }
+        for key in missing { await load(key) }
         return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified).resolution)
     }
 
@@ -263,7 +297,7 @@ final class LinkService: Sendable {
         if missing.isEmpty {
             report = first
         } else {
-            for id in missing { _ = try? await store.link(id: id) }
+            for key in missing { await load(key) }
             report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now, verified: &verified) { _ in } }
         }
         for item in report.items {
@@ -357,15 +391,34 @@ final class LinkService: Sendable {
         } catch {
             throw LinkError(.conflict, "cannot sign for \(app): \((error as? TokenError)?.message ?? "\(error)")")
         }
-        let record = LinkRecord(
+        let made = LinkRecord(
             id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
-            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: try Self.campaign(request.campaign))
-        // `link.created` is queued in the insert's transaction.
-        try await Self.storing { try await store.createLink(record, events: [WebhookEvents.linkCreated(record, at: now)]) }
-        return CreatedLink(
-            id: record.id, app: app, token: token, url: router.shareURL(app: app, token: token) ?? "", expiresAt: record.expires)
+            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: try Self.campaign(request.campaign),
+            shortID: ShortID.generate())
+        // `link.created` is queued in the insert's transaction. A taken short id (one in 2^65 per link stored) is
+        // drawn again; a conflict that outlasts the tries (the link id itself) is the API's 409.
+        let record = try await Self.storing { [store] () async throws -> LinkRecord in
+            var record = made
+            var attempt = 1
+            while true {
+                do {
+                    try await store.createLink(record, events: [WebhookEvents.linkCreated(record, at: now)])
+                    return record
+                } catch let error as LinkStoreError where error.code == .conflict && attempt < Self.shortIDAttempts {
+                    attempt += 1
+                    record.shortID = ShortID.generate()
+                }
+            }
+        }
+        let tokenURL = router.shareURL(app: app, token: token) ?? ""
+        let shortURL = record.shortID.flatMap { router.shareURL(app: app, token: $0) } ?? ""
+        let url = manifest?.share?.url == .short ? shortURL : tokenURL
+        return CreatedLink(id: record.id, app: app, token: token, url: url, shortURL: shortURL, expiresAt: record.expires)
     }
+
+    /// How many short ids a new link tries before its insert's conflict is answered.
+    static let shortIDAttempts = 3
 
     /// The inspector's view of link `id`, or 404.
     func view(id: String, caller: Caller, now: Date = Date()) async throws -> LinkView {
@@ -405,7 +458,7 @@ final class LinkService: Sendable {
         let counted = try await Self.storing {
             try await events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
-        return LinkView(record, clicks: counted, now: now)
+        return LinkView(record, clicks: counted, now: now, router: router)
     }
 
     private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {

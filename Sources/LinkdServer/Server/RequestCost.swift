@@ -1,4 +1,5 @@
 import LinkdHTTP
+import LinkStore
 import TokenSigning
 
 /// What a request costs in per-client rate-limit tokens: 1 for most, more for the expensive ones, so that a client
@@ -12,9 +13,19 @@ enum RequestCost {
     /// A calendar body costs one token more per this many bytes.
     static let calendarBytesPerToken = 16 * 1024
 
-    /// A route that may carry a share token: 1, or `ed25519Token` when its target or body carries an Ed25519 share
-    /// token (a run of exactly its encoded length of base64url characters).
-    static let byToken = HotRoute.Cost.byRun(length: TokenSuite.ed25519.encodedLength, cost: ed25519Token)
+    /// What a request that carries a short id costs in all, known or not: the price of an unknown one, a store read
+    /// (at most one per id and window: `StoreFront.unknownShortIDWindow`), charged by its shape alone — as a forged
+    /// Ed25519 token pays what a valid one does — so the charge tells a prober nothing and ids cannot be tried faster
+    /// than Ed25519 tokens can.
+    static let shortID: Double = 5
+
+    /// A route that may carry a share token or a short id: 1, or `ed25519Token` when its target or body carries an
+    /// Ed25519 share token (a run of exactly its encoded length of base64url characters), or `shortID` when it
+    /// carries a run of exactly `ShortID.length` of them.
+    static let byToken = HotRoute.Cost.byRuns([
+        HotRoute.Run(length: TokenSuite.ed25519.encodedLength, cost: ed25519Token),
+        HotRoute.Run(length: ShortID.length, cost: shortID),
+    ])
 
     /// A `.ics` body: 1, plus 1 per 16 KiB (a 1 MiB file: 65).
     static let byCalendarSize = HotRoute.Cost.byBodySize(bytesPerToken: calendarBytesPerToken)

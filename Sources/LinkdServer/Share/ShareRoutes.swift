@@ -7,7 +7,10 @@ import LinkStore
 import WebFallback
 
 /// The handlers of `GET /s/{token}`, the share path browsers follow, and `GET /s/{token}/qr.svg`, its QR code
-/// (declared in the hot-route table, `HotRouteTable.linkdRoutes`).
+/// (declared in the hot-route table, `HotRouteTable.linkdRoutes`). `{token}` is a share token (80 or more base64url
+/// characters) or a link's short id (`ShortID`: exactly 11 base62 characters), told apart by shape in
+/// `LinkService.memoryStatus`; both answer the same pages, and a page reached by a short id links its QR code and
+/// store buttons by the short id.
 /// Valid → the landing page (200); revoked, expired or deleted (by the store or the origin) → the unavailable page
 /// (410); anything else (malformed, forged, unknown key, unknown link) → the same page as 404: on a host an app
 /// claims, that app's unavailable page (its 410 body), chosen by the `Host` alone, never by the token. Every answer is

@@ -15,6 +15,7 @@ struct AdminLinksCommand: AsyncParsableCommand {
             ("id", text["id"]), ("app", text["app"]), ("route", text["route"]), ("params", text.pairs("params")),
             ("owner", text["owner"]), ("title", text["title"]), ("status", text["status"]), ("created", text["createdAt"]),
             ("expires", text["expiresAt"]), ("clicks", text["clicks"]), ("last opened", text["lastOpenedAt"] ?? "never"),
+            ("short url", text["shortURL"]),
         ]).render()
     }
 
@@ -60,7 +61,8 @@ struct AdminLinksCommand: AsyncParsableCommand {
         func render(_ answer: [String: Any]) -> String {
             let link = JSONText(answer)
             return FieldList([
-                ("id", link["id"]), ("app", link["app"]), ("url", link["url"]), ("token", link["token"]), ("expires", link["expiresAt"]),
+                ("id", link["id"]), ("app", link["app"]), ("url", link["url"]), ("short url", link["shortURL"]), ("token", link["token"]),
+                ("expires", link["expiresAt"]),
             ]).render()
         }
     }

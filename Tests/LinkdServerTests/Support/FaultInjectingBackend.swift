@@ -23,6 +23,7 @@ final class FaultInjectingBackend: StoreBackend {
     private let pingCount = Mutex(0)
     private let challengeReadCount = Mutex(0)
     private let linkReadCount = Mutex(0)
+    private let shortIDReadCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -42,6 +43,8 @@ final class FaultInjectingBackend: StoreBackend {
     var challengeReads: Int { challengeReadCount.withLock { $0 } }
     /// How many times a link record was read from the store.
     var linkReads: Int { linkReadCount.withLock { $0 } }
+    /// How many times a link record was looked for by its short id.
+    var shortIDReads: Int { shortIDReadCount.withLock { $0 } }
     /// How many times the store was pinged (readiness checks).
     var pings: Int { pingCount.withLock { $0 } }
 
@@ -65,6 +68,11 @@ final class FaultInjectingBackend: StoreBackend {
         linkReadCount.withLock { $0 += 1 }
         try check()
         return try await base.fetchLink(id: id)
+    }
+    func fetchLink(shortID: String) async throws -> LinkRecord? {
+        shortIDReadCount.withLock { $0 += 1 }
+        try check()
+        return try await base.fetchLink(shortID: shortID)
     }
     func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try check()

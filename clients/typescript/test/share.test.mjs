@@ -34,12 +34,17 @@ test('share then revoke: a link of every shareable route of every seed app opens
       const created = await client.createShareLink({ route: shareable.route, params: shareable.params, ttlSeconds: 3600, title: 't' });
       assert.equal(created.app, app.app);
       assert.ok(created.url.includes(`/s/${created.token}`));
+      assert.match(created.shortURL, /^https:\/\/[^/]+\/s\/[0-9A-Za-z]{11}$/, 'the short URL beside the token\'s');
       assert.match(created.id, /^[0-9a-f]{32}$/);
       assert.ok(Math.abs(new Date(created.expiresAt).getTime() - Date.now() - 3600_000) < 120_000, created.expiresAt);
       for (const state of app.states) {
         const resolution = await resolveBothWays(client, created.url, state);
         assert.equal(resolution.link?.id, created.id);
         assert.equal(resolution.link?.status, 'active');
+        const byShortURL = await resolveBothWays(client, created.shortURL, state);
+        // The same resolution but for the URL an intercept carries on with (the one resolved).
+        const sameURL = JSON.parse(JSON.stringify(byShortURL).replaceAll(created.shortURL, created.url));
+        assert.deepEqual(sameURL, resolution, `the short URL resolves as the token's, as ${state}`);
         assert.equal(resolution.link?.expiresAt, Math.floor(new Date(created.expiresAt).getTime() / 1000));
         if (resolution.outcome === 'route') {
           assert.equal(resolution.route, shareable.route);

@@ -164,13 +164,15 @@ export function decodeResolution(value: unknown, path = 'resolution'): Resolutio
 /** A {@link CreatedShareLink} from parsed JSON. Throws {@link WireError}. */
 export function decodeCreatedShareLink(value: unknown, path = 'createdShareLink'): CreatedShareLink {
   const source = object(value, path);
-  return {
+  const out: CreatedShareLink = {
     id: string(source.id, `${path}.id`),
     app: string(source.app, `${path}.app`),
     token: string(source.token, `${path}.token`),
     url: string(source.url, `${path}.url`),
     expiresAt: string(source.expiresAt, `${path}.expiresAt`),
   };
+  optional(out, 'shortURL', source, path, string);
+  return out;
 }
 
 /** A {@link ShareLink} from parsed JSON. Throws {@link WireError}. */
@@ -189,5 +191,6 @@ export function decodeShareLink(value: unknown, path = 'shareLink'): ShareLink {
   optional(out, 'owner', source, path, string);
   optional(out, 'title', source, path, string);
   optional(out, 'lastOpenedAt', source, path, string);
+  optional(out, 'shortURL', source, path, string);
   return out;
 }

@@ -9,8 +9,12 @@ export interface CreatedShareLink {
   app: string;
   /** The signed share token. */
   token: string;
-  /** The URL to share (`https://links.handz.example/s/<token>`). */
+  /** The URL to share, as the app's manifest chooses (`share.url`): the token's
+   * (`https://links.handz.example/s/<token>`, the default) or the short one. */
   url: string;
+  /** The link's short URL (`https://links.handz.example/s/<11 base62 characters>`), which opens exactly what the
+   * token's does; absent from a server older than short ids. */
+  shortURL?: string;
   /** When it stops opening (RFC 3339). */
   expiresAt: string;
 }
@@ -39,6 +43,8 @@ export interface ShareLink {
   clicks: number;
   /** The last time a person opened it (RFC 3339). */
   lastOpenedAt?: string;
+  /** Its short URL; absent for a link made before short ids. */
+  shortURL?: string;
 }
 
 /** What `createShareLink` takes (`POST /v1/links`'s body). */

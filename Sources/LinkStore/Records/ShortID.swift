@@ -1,0 +1,26 @@
+/// A link's short id: 11 base62 characters (`0-9`, `A-Z`, `a-z`), each drawn uniformly from the system's CSPRNG,
+/// so 62^11 ≈ 2^65.5 ids — more than 64 bits of randomness. A share token is at least 80 base64url characters, so
+/// the share path tells the two apart by their length alone.
+public enum ShortID {
+    /// Every short id has exactly this many characters.
+    public static let length = 11
+
+    /// The base62 alphabet, in this order.
+    static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// A new random short id (`SystemRandomNumberGenerator`: the kernel's CSPRNG; `random(in:)` draws without bias).
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for _ in 0..<length { bytes.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `text` has a short id's shape: exactly `length` ASCII letters and digits.
+    public static func isShape(_ text: some StringProtocol) -> Bool {
+        text.utf8.count == length && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        }
+    }
+}
