@@ -60,15 +60,15 @@ client=$(post /v1/admin/api-keys "$admin" '{"kind":"client","app":"handz","label
 link=$(post /v1/links "$client" '{"route":"ShareLink/FlowView","params":{"flowId":"6f1c2a8e-1d2b-4c55-9a7e-1c2d3e4f5a6b"}}')
 token=$(field token <<<"$link"); url=$(field url <<<"$link")
 enc=$(python3 -c "import urllib.parse,sys; print(urllib.parse.quote(sys.argv[1], safe=''))" "$url")
-curl -s "$base/v1/resolve?url=$enc&state=free" | grep -q '"outcome":"route"' \
+curl -s "$base/v1/resolve?url=$enc&state=free" | grep -c '"outcome":"route"' >/dev/null \
   || { echo "serve-bench: the share URL does not resolve to a route; fix the benchmark" >&2; exit 1; }
 echo "==== eventLoopThreads: $loops$([ "$loops" = 0 ] && echo " (one per core, the default)")   rss at start: $(rss)"
 
 echo "== GET /v1/resolve?url=<share URL>&state=free (nginx-compare, ${secs}s, 32 connections)"
 compare "$base/v1/resolve?url=$enc&state=free"
 # The first visit fetches the preview (waiting at most previewWaitMilliseconds); a busy machine may need another.
-for _ in $(seq 1 20); do curl -s "$base/s/$token" | grep -q "Morning flow" && break; sleep 1; done
-curl -s "$base/s/$token" | grep -q "Morning flow" || { echo "the landing page has no preview" >&2; exit 1; }
+for _ in $(seq 1 20); do curl -s "$base/s/$token" | grep -c "Morning flow" >/dev/null && break; sleep 1; done
+curl -s "$base/s/$token" | grep -c "Morning flow" >/dev/null || { echo "the landing page has no preview" >&2; exit 1; }
 echo "== GET /s/{token}, valid link, cached preview, desktop page with QR code (nginx-compare)"
 compare "$base/s/$token"
 echo "== POST /v1/resolve (wrk + Lua body, ${secs}s, 32 connections) and nginx answering the same POST, same run"
