@@ -84,11 +84,15 @@ struct ConsoleFirstUseBrowserTests {
         try ConsoleStatsBrowserTests.signIn(browser, base, adminKey)
         try browser.open(base + "/admin/links/\(id)")
         let urls = try browser.evaluate("[...document.querySelectorAll('.share-urls input')].map(i => i.value)") as? [String] ?? []
-        #expect(urls.count == 1 && urls.first?.hasPrefix("https://links.handz.example/s/") == true, "\(urls)")
-        // The URL shown opens this link's share page (counted as a third open).
-        let path = try #require(urls.first.flatMap { URL(string: $0)?.path })
-        let opened = try await TestHTTP.send("GET", base + path, headers: ["User-Agent": UserAgent.android])
-        #expect(opened.status == 200)
+        // Its token URL and its short URL (an 11-character id in the token's place).
+        #expect(urls.count == 2 && urls.allSatisfy { $0.hasPrefix("https://links.handz.example/s/") }, "\(urls)")
+        #expect(urls.compactMap { URL(string: $0)?.lastPathComponent.count }.sorted().first == 11, "\(urls)")
+        // Each URL shown opens this link's share page (counted as further opens).
+        for url in urls {
+            let path = try #require(URL(string: url)?.path)
+            let opened = try await TestHTTP.send("GET", base + path, headers: ["User-Agent": UserAgent.android])
+            #expect(opened.status == 200 && String(decoding: opened.body, as: UTF8.self).contains("Stretch"), "\(url)")
+        }
         #expect(try ConsoleStatsBrowserTests.tiles(browser)["Opens"] == "2")
         try ConsoleBrowserTests.capture(browser, "link-share-stats")
         try browser.clickAndWait("a[href='/admin/links/\(id)/stats']")
