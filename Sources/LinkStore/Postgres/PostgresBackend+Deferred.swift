@@ -142,34 +142,18 @@ extension PostgresBackend {
     private static func addSources(_ rows: [(key: SourceRowKey, clicks: Int)], connection: PostgresConnection, logger: Logger) async throws {
         let linkKeys = Set(rows.map { LinkSourceKey(linkID: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
         let appKeys = Set(rows.map { AppSourceKey(app: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
-        var linkStored: [LinkSourceKey: Set<String>] = [:]
-        var read = PostgresQuery(unsafeSQL: """
-            SELECT s.linkid, s.day, s.dimension, s.value FROM link_sources_daily s
-            JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (linkid, day, dimension)
-            ON s.linkid = k.linkid AND s.day = k.day AND s.dimension = k.dimension
-            """)
-        read.binds.append(linkKeys.map(\.linkID), context: .default)
-        read.binds.append(linkKeys.map { Int32($0.day) }, context: .default)
-        read.binds.append(linkKeys.map(\.dimension.rawValue), context: .default)
-        for try await (linkID, day, dimension, value) in try await connection.query(read, logger: logger)
-            .decode((String, Int32, String, String).self) {
-            guard let dimension = SourceDimension(rawValue: dimension) else { continue }
-            linkStored[LinkSourceKey(linkID: linkID, day: Int(day), dimension: dimension), default: []].insert(value)
-        }
-        var appStored: [AppSourceKey: Set<String>] = [:]
-        var readApps = PostgresQuery(unsafeSQL: """
-            SELECT s.app, s.day, s.dimension, s.value FROM app_sources_daily s
-            JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (app, day, dimension)
-            ON s.app = k.app AND s.day = k.day AND s.dimension = k.dimension
-            """)
-        readApps.binds.append(appKeys.map(\.app), context: .default)
-        readApps.binds.append(appKeys.map { Int32($0.day) }, context: .default)
-        readApps.binds.append(appKeys.map(\.dimension.rawValue), context: .default)
-        for try await (app, day, dimension, value) in try await connection.query(readApps, logger: logger)
-            .decode((String, Int32, String, String).self) {
-            guard let dimension = SourceDimension(rawValue: dimension) else { continue }
-            appStored[AppSourceKey(app: app, day: Int(day), dimension: dimension), default: []].insert(value)
-        }
+        let linkValues = try await storedValues(
+            "link_sources_daily", owner: "linkid", keys: linkKeys.map { ($0.linkID, $0.day, $0.dimension) }, connection: connection,
+            logger: logger)
+        let appValues = try await storedValues(
+            "app_sources_daily", owner: "app", keys: appKeys.map { ($0.app, $0.day, $0.dimension) }, connection: connection,
+            logger: logger)
+        let linkStored = Dictionary(uniqueKeysWithValues: linkValues.map {
+            (LinkSourceKey(linkID: $0.key.owner, day: $0.key.day, dimension: $0.key.dimension), $0.value)
+        })
+        let appStored = Dictionary(uniqueKeysWithValues: appValues.map {
+            (AppSourceKey(app: $0.key.owner, day: $0.key.day, dimension: $0.key.dimension), $0.value)
+        })
         let fitted = try SourceSchema.fitted(rows, storedForLink: { linkStored[$0] ?? [] }, storedForApp: { appStored[$0] ?? [] })
         var links = PostgresQuery(unsafeSQL: """
             INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks)
@@ -194,6 +178,34 @@ extension PostgresBackend {
         apps.binds.append(fitted.apps.map(\.value), context: .default)
         apps.binds.append(fitted.apps.map { Int64($0.clicks) }, context: .default)
         try await connection.query(apps, logger: logger)
+    }
+
+    /// A stored day of a dimension of one owner (a link or an app), and the values it holds.
+    private struct StoredSourceDay: Hashable {
+        let owner: String
+        let day: Int
+        let dimension: SourceDimension
+    }
+
+    /// The values stored in `table` for each of `keys` (its `owner` column — `linkid` or `app` —, day and dimension).
+    private static func storedValues(
+        _ table: String, owner: String, keys: [(String, Int, SourceDimension)], connection: PostgresConnection, logger: Logger
+    ) async throws -> [StoredSourceDay: Set<String>] {
+        var query = PostgresQuery(unsafeSQL: """
+            SELECT s.\(owner), s.day, s.dimension, s.value FROM \(table) s
+            JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (owner, day, dimension)
+            ON s.\(owner) = k.owner AND s.day = k.day AND s.dimension = k.dimension
+            """)
+        query.binds.append(keys.map(\.0), context: .default)
+        query.binds.append(keys.map { Int32($0.1) }, context: .default)
+        query.binds.append(keys.map(\.2.rawValue), context: .default)
+        var stored: [StoredSourceDay: Set<String>] = [:]
+        for try await (key, day, dimension, value) in try await connection.query(query, logger: logger)
+            .decode((String, Int32, String, String).self) {
+            guard let dimension = SourceDimension(rawValue: dimension) else { continue }
+            stored[StoredSourceDay(owner: key, day: Int(day), dimension: dimension), default: []].insert(value)
+        }
+        return stored
     }
 
     /// A link's openings by source in the range.
