@@ -158,8 +158,8 @@ extension SQLiteBackend {
         let appValues = try db.cachedStatement(sql: "SELECT value FROM app_sources_daily WHERE app = ? AND day = ? AND dimension = ?")
         let fitted = try SourceSchema.fitted(
             rows,
-            storedForLink: { Set(try String.fetchAll(linkValues, arguments: [$0.linkID, $0.day, $0.dimension.rawValue])) },
-            storedForApp: { Set(try String.fetchAll(appValues, arguments: [$0.app, $0.day, $0.dimension.rawValue])) })
+            storedForLink: { Set(try String.fetchAll(linkValues, arguments: [$0.owner, $0.day, $0.dimension.rawValue])) },
+            storedForApp: { Set(try String.fetchAll(appValues, arguments: [$0.owner, $0.day, $0.dimension.rawValue])) })
         let link = try db.cachedStatement(sql: """
             INSERT INTO link_sources_daily (linkId, day, dimension, value, app, clicks) VALUES (?, ?, ?, ?, ?, ?)
             \(SourceSchema.addOnConflict(table: "link_sources_daily"))
@@ -172,7 +172,7 @@ extension SQLiteBackend {
             \(SourceSchema.addOnConflict(table: "app_sources_daily"))
             """)
         for (key, value, clicks) in fitted.apps {
-            try app.execute(arguments: [key.app, key.day, key.dimension.rawValue, value, clicks])
+            try app.execute(arguments: [key.owner, key.day, key.dimension.rawValue, value, clicks])
         }
     }
 

@@ -39,26 +39,26 @@ enum SourceSchema {
     /// (read in the flush's transaction).
     static func fitted(
         _ rows: [(key: SourceRowKey, clicks: Int)],
-        storedForLink: (LinkSourceKey) throws -> Set<String>,
-        storedForApp: (AppSourceKey) throws -> Set<String>
-    ) throws -> (links: [(key: SourceRowKey, clicks: Int)], apps: [(key: AppSourceKey, value: String, clicks: Int)]) {
-        var byLink: [LinkSourceKey: (app: String, values: [String: Int])] = [:]
+        storedForLink: (SourceDayKey) throws -> Set<String>,
+        storedForApp: (SourceDayKey) throws -> Set<String>
+    ) throws -> (links: [(key: SourceRowKey, clicks: Int)], apps: [(key: SourceDayKey, value: String, clicks: Int)]) {
+        var byLink: [SourceDayKey: (app: String, values: [String: Int])] = [:]
         for (key, clicks) in rows {
-            let linkKey = LinkSourceKey(linkID: key.linkID, day: key.day.number, dimension: key.dimension)
+            let linkKey = SourceDayKey(owner: key.linkID, day: key.day.number, dimension: key.dimension)
             byLink[linkKey, default: (key.app, [:])].values[key.value, default: 0] += clicks
         }
         var links: [(key: SourceRowKey, clicks: Int)] = []
-        var byApp: [AppSourceKey: [String: Int]] = [:]
+        var byApp: [SourceDayKey: [String: Int]] = [:]
         for (linkKey, entry) in byLink.sorted(by: { $0.key < $1.key }) {
             let fitted = SourceCaps.fit(entry.values, stored: try storedForLink(linkKey), cap: SourceCaps.perLinkDay)
             for (value, clicks) in fitted.sorted(by: { $0.key < $1.key }) {
                 links.append((SourceRowKey(
-                    linkID: linkKey.linkID, app: entry.app, day: StatsDay(number: linkKey.day), dimension: linkKey.dimension,
+                    linkID: linkKey.owner, app: entry.app, day: StatsDay(number: linkKey.day), dimension: linkKey.dimension,
                     value: value), clicks))
-                byApp[AppSourceKey(app: entry.app, day: linkKey.day, dimension: linkKey.dimension), default: [:]][value, default: 0] += clicks
+                byApp[SourceDayKey(owner: entry.app, day: linkKey.day, dimension: linkKey.dimension), default: [:]][value, default: 0] += clicks
             }
         }
-        var apps: [(key: AppSourceKey, value: String, clicks: Int)] = []
+        var apps: [(key: SourceDayKey, value: String, clicks: Int)] = []
         for (appKey, values) in byApp.sorted(by: { $0.key < $1.key }) {
             let fitted = SourceCaps.fit(values, stored: try storedForApp(appKey), cap: SourceCaps.perAppDay)
             for (value, clicks) in fitted.sorted(by: { $0.key < $1.key }) { apps.append((appKey, value, clicks)) }
@@ -77,24 +77,14 @@ enum SourceSchema {
     }
 }
 
-/// The values of one link's dimension on one day: what the per-link cap counts.
-struct LinkSourceKey: Hashable, Comparable {
-    let linkID: String
+/// One dimension of one owner's UTC day — a link's (`owner` its id: what the per-link cap counts) or an app's
+/// (`owner` its id: what the per-app cap counts) — whose stored values a flush reads.
+struct SourceDayKey: Hashable, Comparable {
+    let owner: String
     let day: Int
     let dimension: SourceDimension
 
-    static func < (lhs: LinkSourceKey, rhs: LinkSourceKey) -> Bool {
-        (lhs.linkID, lhs.day, lhs.dimension.rawValue) < (rhs.linkID, rhs.day, rhs.dimension.rawValue)
-    }
-}
-
-/// The values of one app's dimension on one day: what the per-app cap counts.
-struct AppSourceKey: Hashable, Comparable {
-    let app: String
-    let day: Int
-    let dimension: SourceDimension
-
-    static func < (lhs: AppSourceKey, rhs: AppSourceKey) -> Bool {
-        (lhs.app, lhs.day, lhs.dimension.rawValue) < (rhs.app, rhs.day, rhs.dimension.rawValue)
+    static func < (lhs: SourceDayKey, rhs: SourceDayKey) -> Bool {
+        (lhs.owner, lhs.day, lhs.dimension.rawValue) < (rhs.owner, rhs.day, rhs.dimension.rawValue)
     }
 }

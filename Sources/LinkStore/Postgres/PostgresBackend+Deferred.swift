@@ -140,20 +140,10 @@ extension PostgresBackend {
     /// Adds source rows and their app rollup, fitted under the caps against the values stored (read in the
     /// transaction).
     private static func addSources(_ rows: [(key: SourceRowKey, clicks: Int)], connection: PostgresConnection, logger: Logger) async throws {
-        let linkKeys = Set(rows.map { LinkSourceKey(linkID: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
-        let appKeys = Set(rows.map { AppSourceKey(app: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) }).sorted()
-        let linkValues = try await storedValues(
-            "link_sources_daily", owner: "linkid", keys: linkKeys.map { ($0.linkID, $0.day, $0.dimension) }, connection: connection,
-            logger: logger)
-        let appValues = try await storedValues(
-            "app_sources_daily", owner: "app", keys: appKeys.map { ($0.app, $0.day, $0.dimension) }, connection: connection,
-            logger: logger)
-        let linkStored = Dictionary(uniqueKeysWithValues: linkValues.map {
-            (LinkSourceKey(linkID: $0.key.owner, day: $0.key.day, dimension: $0.key.dimension), $0.value)
-        })
-        let appStored = Dictionary(uniqueKeysWithValues: appValues.map {
-            (AppSourceKey(app: $0.key.owner, day: $0.key.day, dimension: $0.key.dimension), $0.value)
-        })
+        let linkKeys = Set(rows.map { SourceDayKey(owner: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) })
+        let appKeys = Set(rows.map { SourceDayKey(owner: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) })
+        let linkStored = try await storedValues("link_sources_daily", owner: "linkid", keys: linkKeys.sorted(), connection: connection, logger: logger)
+        let appStored = try await storedValues("app_sources_daily", owner: "app", keys: appKeys.sorted(), connection: connection, logger: logger)
         let fitted = try SourceSchema.fitted(rows, storedForLink: { linkStored[$0] ?? [] }, storedForApp: { appStored[$0] ?? [] })
         var links = PostgresQuery(unsafeSQL: """
             INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks)
@@ -172,7 +162,7 @@ extension PostgresBackend {
             SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::bigint[])
             \(SourceSchema.addOnConflict(table: "app_sources_daily"))
             """)
-        apps.binds.append(fitted.apps.map(\.key.app), context: .default)
+        apps.binds.append(fitted.apps.map(\.key.owner), context: .default)
         apps.binds.append(fitted.apps.map { Int32($0.key.day) }, context: .default)
         apps.binds.append(fitted.apps.map(\.key.dimension.rawValue), context: .default)
         apps.binds.append(fitted.apps.map(\.value), context: .default)
@@ -180,30 +170,23 @@ extension PostgresBackend {
         try await connection.query(apps, logger: logger)
     }
 
-    /// A stored day of a dimension of one owner (a link or an app), and the values it holds.
-    private struct StoredSourceDay: Hashable {
-        let owner: String
-        let day: Int
-        let dimension: SourceDimension
-    }
-
     /// The values stored in `table` for each of `keys` (its `owner` column — `linkid` or `app` —, day and dimension).
     private static func storedValues(
-        _ table: String, owner: String, keys: [(String, Int, SourceDimension)], connection: PostgresConnection, logger: Logger
-    ) async throws -> [StoredSourceDay: Set<String>] {
+        _ table: String, owner: String, keys: [SourceDayKey], connection: PostgresConnection, logger: Logger
+    ) async throws -> [SourceDayKey: Set<String>] {
         var query = PostgresQuery(unsafeSQL: """
             SELECT s.\(owner), s.day, s.dimension, s.value FROM \(table) s
             JOIN unnest($1::text[], $2::integer[], $3::text[]) AS k (owner, day, dimension)
             ON s.\(owner) = k.owner AND s.day = k.day AND s.dimension = k.dimension
             """)
-        query.binds.append(keys.map(\.0), context: .default)
-        query.binds.append(keys.map { Int32($0.1) }, context: .default)
-        query.binds.append(keys.map(\.2.rawValue), context: .default)
-        var stored: [StoredSourceDay: Set<String>] = [:]
+        query.binds.append(keys.map(\.owner), context: .default)
+        query.binds.append(keys.map { Int32($0.day) }, context: .default)
+        query.binds.append(keys.map(\.dimension.rawValue), context: .default)
+        var stored: [SourceDayKey: Set<String>] = [:]
         for try await (key, day, dimension, value) in try await connection.query(query, logger: logger)
             .decode((String, Int32, String, String).self) {
             guard let dimension = SourceDimension(rawValue: dimension) else { continue }
-            stored[StoredSourceDay(owner: key, day: Int(day), dimension: dimension), default: []].insert(value)
+            stored[SourceDayKey(owner: key, day: Int(day), dimension: dimension), default: []].insert(value)
         }
         return stored
     }

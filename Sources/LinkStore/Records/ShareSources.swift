@@ -169,19 +169,20 @@ public enum SourceCaps {
     /// `additions` fitted beside the values already `stored` under `cap`: a stored value or `other` is kept; a new
     /// one is kept while fewer than `cap` values are (the largest additions first), and counted as `other` after.
     public static func fit(_ additions: [String: Int], stored: Set<String>, cap: Int) -> [String: Int] {
-        var kept = stored.subtracting([ShareSource.other]).count
+        var kept = stored.subtracting([ShareSource.other])
         var fitted: [String: Int] = [:]
         for (value, clicks) in additions.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
-            if value == ShareSource.other || stored.contains(value) {
-                fitted[value, default: 0] += clicks
-            } else if kept < cap {
-                kept += 1
-                fitted[value, default: 0] += clicks
-            } else {
-                fitted[ShareSource.other, default: 0] += clicks
-            }
+            let label = label(value, isKept: kept.contains(value), keptCount: kept.count, cap: cap)
+            if label != ShareSource.other { kept.insert(label) }
+            fitted[label, default: 0] += clicks
         }
         return fitted
+    }
+
+    /// What `value` is counted as beside `keptCount` values already kept (`other` aside) under `cap`: itself when it is
+    /// kept already (`isKept`), is `other`, or there is room; else `other`.
+    static func label(_ value: String, isKept: Bool, keptCount: Int, cap: Int) -> String {
+        isKept || value == ShareSource.other || keptCount < cap ? value : ShareSource.other
     }
 }
 
@@ -208,11 +209,8 @@ public struct DaySources: Sendable, Equatable {
 
     private mutating func add(_ value: String, _ dimension: SourceDimension, clicks: Int) {
         var values = counts[dimension, default: [:]]
-        if values[value] != nil || value == ShareSource.other || values.count - (values[ShareSource.other] == nil ? 0 : 1) < SourceCaps.perLinkDay {
-            values[value, default: 0] += clicks
-        } else {
-            values[ShareSource.other, default: 0] += clicks
-        }
+        let kept = values.count - (values[ShareSource.other] == nil ? 0 : 1)
+        values[SourceCaps.label(value, isKept: values[value] != nil, keptCount: kept, cap: SourceCaps.perLinkDay), default: 0] += clicks
         counts[dimension] = values
     }
 }
