@@ -2,8 +2,9 @@ import Foundation
 import LinkStore
 
 /// What a share request says of where it came from: the query of its URL (`utm_source`, `utm_medium`,
-/// `utm_campaign`) and its `Referer`. Kept raw and read only when a person's opening is counted, so a page served
-/// without counting (a crawler, a `HEAD`) pays nothing for it.
+/// `utm_campaign`) and its `Referer`. Taken raw from every share request (the query only when the target has a `?`;
+/// the `Referer` is one string copy when the field is there) and parsed only when a person's opening is counted, so
+/// a page served without counting (a crawler, a `HEAD`) pays no parsing for it.
 struct ShareOrigin: Sendable {
     /// The query of the share URL, raw (after `?`).
     var query: Substring?

@@ -54,16 +54,14 @@ struct StatsRoutes: Sendable {
     func linkStats(id: String, caller: Caller, from: String?, to: String?) async throws -> StatsAnswer<LinkStatsFields> {
         let record = try await links.existing(id: id, caller: caller)
         let range = try StatsRange(from: from, to: to, maxDays: Self.maxLinkDays) { _ in StatsDay(record.created) }
-        let store = links.store, events = links.events, linkID = record.id
-        // The three reads at once: on PostgreSQL each is a round trip.
-        async let dayRows = LinkService.storing { try await store.linkStats(linkID: linkID, from: range.from, to: range.to) }
-        async let sourceTotals = LinkService.storing { try await store.linkSources(linkID: linkID, from: range.from, to: range.to) }
-        async let clicks = LinkService.storing {
-            try await events.counted(linkID: linkID) { try await store.clicks(linkID: linkID) }
+        let store = links.store
+        let days = try await LinkService.storing { try await store.linkStats(linkID: record.id, from: range.from, to: range.to) }
+        let sources = SourceBreakdown(try await LinkService.storing {
+            try await store.linkSources(linkID: record.id, from: range.from, to: range.to)
+        })
+        let opened = try await LinkService.storing {
+            try await links.events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
-        let days = try await dayRows
-        let sources = SourceBreakdown(try await sourceTotals)
-        let opened = try await clicks
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
             byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
