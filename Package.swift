@@ -86,10 +86,17 @@ let package = Package(
             name: "UTCTime",
             swiftSettings: swiftSettings
         ),
+        // The one JSON writer for answers written by hand: what `JSONEncoder` writes with sorted keys, in one pass
+        // (`JSONBytes`, and `JSONValue` over it). No dependencies.
+        .target(
+            name: "JSONOutput",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LinkRouter",
             dependencies: [
                 "ICalendar",
+                "JSONOutput",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -136,6 +143,7 @@ let package = Package(
             dependencies: [
                 "UTCTime",
                 "PrintableText",
+                "JSONOutput",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -153,6 +161,7 @@ let package = Package(
             name: "LinkdServer",
             dependencies: [
                 "LinkdHTTP",
+                "JSONOutput",
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
@@ -229,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRouterTests",
-            dependencies: ["LinkRouter", "ICalendar"],
+            dependencies: ["LinkRouter", "ICalendar", "JSONOutput"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -245,6 +254,7 @@ let package = Package(
             dependencies: [
                 "LinkdServer",
                 "LinkdHTTP",
+                "JSONOutput",
                 "LinkStore",
                 "TokenSigning",
                 "LinkdTestSupport",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages linkd needs when they are missing. Idempotent; runs apt-get only when needed.
-# Usage: scripts/ensure-deps.sh [build|test]   (test adds what the test suite needs: a browser, a database…)
+# Usage: scripts/ensure-deps.sh [build|test|bench]   (test adds what the test suite needs: a browser, a database…;
+#   bench what the benchmark scripts drive and compare with: wrk, nginx, the database)
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
@@ -8,6 +9,9 @@ if [ "${1:-build}" = test ]; then
   # The TypeScript client (scripts/test-typescript.sh, with python3-yaml) and RouteCodegenTests compile the generated
   # code: TypeScript with tsc and node, Kotlin with kotlinc (1.3, on the JDK).
   want+=(nodejs node-typescript python3-yaml kotlin)
+fi
+if [ "${1:-build}" = bench ]; then
+  want+=(curl wrk nginx-light sqlite3 postgresql python3)
 fi
 missing=()
 for p in "${want[@]}"; do

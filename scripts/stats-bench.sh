@@ -10,7 +10,8 @@
 # file; PostgreSQL: the stats tables with their indexes), and whether the app's top links were provably exact.
 # Usage: scripts/stats-bench.sh [sqlite|postgres|both]   (default sqlite; postgres uses scripts/test-postgres.sh)
 #   LINKS=… DAYS=… to change the size; LINKD_BIN=… for another linkd (default .build/debug/linkd, built by
-#   `swift build`).
+#   `swift build`); BEFORE_BIN=… a second linkd timed first on the same data, its figures printed as
+#   `before-app-30d-ms N`… (a change's before and after in one sitting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-sqlite}
@@ -32,7 +33,7 @@ base=""
 # and admin.
 serve() {
   mkdir -m 700 -p "$work/data"
-  LINKD_DATABASE_URL=${1:-} LINKD_LOG_LEVEL=warning "$bin" serve --port 0 --data-dir "$work/data" >"$work/serve.log" 2>&1 &
+  LINKD_DATABASE_URL=${1:-} LINKD_LOG_LEVEL=warning "${serving:-$bin}" serve --port 0 --data-dir "$work/data" >"$work/serve.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 36000); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
   grep -q "listening on" "$work/serve.log" || { cat "$work/serve.log" >&2; exit 1; }
@@ -67,19 +68,30 @@ counters="clicks_ios, clicks_android, clicks_desktop, previews, installs_ios, in
 columns="linkId, day, app, $counters"
 day_text() { date -u -d "@$(( $1 * 86400 ))" +%F; }
 
+# The figures of BEFORE_BIN (when set, prefixed `before-`) and of LINKD_BIN, each started on the database in $1 (if any).
+measure() {
+  : >"$work/figures"
+  if [ -n "${BEFORE_BIN:-}" ]; then
+    echo "-- before: $BEFORE_BIN"
+    serving=$BEFORE_BIN prefix=before- ; serve "${1:-}"; figures; stop
+    echo "-- after: $bin"
+  fi
+  serving="" prefix="" ; serve "${1:-}"; figures; stop
+}
+
 # Times the stats endpoints through a running linkd (curl's total, in ms, best of three) and prints the figures.
 figures() {
   local range path ms top
   ms=$(for _ in 1 2 3; do curl -sf -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $admin" \
     "$base/v1/links/$link/stats?from=$(day_text "$first")&to=$(day_text "$last")"; done | sort -g | head -1)
   echo "a link's $days days: $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }') ms"
-  echo "link-365d-ms $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }')" >>"$work/figures"
+  echo "${prefix:-}link-365d-ms $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }')" >>"$work/figures"
   for range in 30 92; do
     path="/v1/apps/handz/stats?from=$(day_text $(( last - range + 1 )))&to=$(day_text "$last")"
     ms=$(for _ in 1 2 3; do curl -sf -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $admin" "$base$path"; done | sort -g | head -1)
     top=$(curl -sf -H "Authorization: Bearer $admin" "$base$path" | grep -o '"topExact":[a-z]*' || true)
     echo "handz's view over $range days: $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }') ms ($top)"
-    echo "app-${range}d-ms $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }')" >>"$work/figures"
+    echo "${prefix:-}app-${range}d-ms $(awk -v s="$ms" 'BEGIN { printf "%.1f", s * 1000 }')" >>"$work/figures"
   done
 }
 
@@ -105,9 +117,8 @@ bench_sqlite() {
   used=$(( used * $(sqlite3 "$db" "PRAGMA page_size") ))
   echo "file: $(du -m "$db" | cut -f1) MiB ($(stat -c %s "$db") bytes) for the whole store, $used bytes in use (the rest free pages)"
   sqlite3 "$db" "SELECT name, sum(pgsize) / 1048576 || ' MiB' FROM dbstat WHERE name LIKE '%stats%' OR name LIKE '%top%' GROUP BY name" 2>/dev/null || true
-  : >"$work/figures"
-  figures
   stop
+  measure
   cat "$work/figures"; echo "bytes $used"
 }
 
@@ -133,8 +144,7 @@ bench_postgres() {
   for table in link_stats_daily app_stats_daily link_stats_monthly app_top_daily; do
     echo "$table: $(psql "$db" -tAc "SELECT pg_size_pretty(pg_total_relation_size('$table'))") with its indexes"
   done
-  : >"$work/figures"
-  serve "$db"; figures; stop
+  measure "$db"
   cat "$work/figures"; echo "bytes $bytes"
   psql "$url" -qc "DROP DATABASE $name" >/dev/null
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 @testable import LinkRouter
 import Testing
 

@@ -65,7 +65,7 @@ struct ServerMetricsTests {
             let revoked = try await api.createHandzLink(key: key)
             #expect(try await api.call(.delete, "/v1/links/\(revoked["id"] as? String ?? "")", key: key).status == 200)
             let revokedURL = try #require(revoked["url"] as? String)
-            let forgedURL = String(url.dropLast()) + (url.hasSuffix("A") ? "B" : "A")
+            let forgedURL = ForgedToken.badTag(url)
             let before = try await Self.samples(api)
             func moved(_ series: String, _ now: [String: Double]) -> Double { (now[series] ?? 0) - (before[series] ?? 0) }
 

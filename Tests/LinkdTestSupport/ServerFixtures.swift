@@ -80,3 +80,16 @@ public enum StoreKind: String, CaseIterable, Sendable {
         }
     }
 }
+
+/// Tokens changed the way a forger would.
+public enum ForgedToken {
+    /// `token` with one character inside its tag changed: well-formed, with a tag that does not verify. Not the last
+    /// character, whose low bits are base64url padding: a token with padding bits set is malformed and refused before
+    /// any check, which is another case.
+    public static func badTag(_ token: String) -> String {
+        var characters = Array(token)
+        let index = characters.count - 2
+        characters[index] = characters[index] == "A" ? "B" : "A"
+        return String(characters)
+    }
+}

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A hand-written JSON encoding of `Resolution`: the same document `JSONEncoder` (sorted keys, slashes unescaped)
 /// makes, written straight into bytes. `POST /v1/resolve` answers with it; Foundation's encoder cost a fifth of the
 /// endpoint's CPU. Keys are written in sorted order; absent optionals are left out, as `encodeIfPresent` does.
@@ -94,102 +96,13 @@ extension Resolution {
     }
 }
 
-/// A small JSON writer: objects, strings, string dictionaries; commas handled per nesting level.
-struct JSONBytes {
-    var bytes: [UInt8] = []
-    /// Per open object: whether a member was written (the next one needs a comma).
-    private var hasMember: [Bool] = []
-
-    /// The order JSONEncoder's `.sortedKeys` gives on Linux: by UTF-8 bytes (`"B" < "_x" < "a"`), no case folding.
-    static func keyOrder(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
-
-    mutating func open() {
-        bytes.append(UInt8(ascii: "{"))
-        hasMember.append(false)
-    }
-
-    mutating func close() {
-        bytes.append(UInt8(ascii: "}"))
-        hasMember.removeLast()
-    }
-
-    /// Writes `"name":`, with a comma before it when the object has members already.
-    mutating func key(_ name: String) {
-        if hasMember[hasMember.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        hasMember[hasMember.count - 1] = true
-        string(name)
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    /// A string member; nothing when `value` is nil.
-    mutating func field(_ name: String, _ value: String?) {
-        guard let value else { return }
-        key(name)
-        string(value)
-    }
-
-    mutating func dictionary(_ values: [String: String]) {
-        open()
-        for (name, value) in values.sorted(by: { Self.keyOrder($0.key, $1.key) }) {
-            key(name)
-            string(value)
-        }
-        close()
-    }
-
-    /// A JSON array of strings.
-    mutating func stringArray(_ values: [String]) {
-        bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(value)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-
+extension JSONBytes {
+    /// A route target: `{"params":{…},"route":"…"}`.
     mutating func target(_ target: RouteTarget) {
         open()
         key("params")
         dictionary(target.params)
         field("route", target.route)
         close()
-    }
-
-    /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, `/` and
-    /// non-ASCII written as they are (what JSONEncoder does with `.withoutEscapingSlashes`).
-    mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            bytes.append(UInt8(ascii: "\""))
-            // Most strings need no escape: one copy.
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                bytes.append(contentsOf: utf8)
-            } else {
-                escaped(utf8)
-            }
-            bytes.append(UInt8(ascii: "\""))
-        }
-    }
-
-    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
     }
 }

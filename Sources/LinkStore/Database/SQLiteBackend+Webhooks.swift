@@ -23,9 +23,10 @@ extension SQLiteBackend {
         }
     }
 
-    /// Inserts a new link and queues `events`, in one transaction. Throws `conflict` if the id exists.
+    /// Inserts a new link and queues `events`, in one transaction, shared with the creations that arrive meanwhile
+    /// (`SQLiteGroupCommit`: one fsync for them all). Throws `conflict` if the id or the short id exists.
     public func insertLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
-        try await write { db in
+        try await groupCommit.write { db in
             if try LinkRecord.exists(db, key: record.id) {
                 throw LinkStoreError(.conflict, "link \(record.id) exists")
             }

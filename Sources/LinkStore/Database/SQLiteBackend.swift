@@ -4,13 +4,15 @@ import GRDB
 /// The embedded database on SQLite: links, revocations, API keys, key records, clicks and the audit log, for one
 /// process. SQL only: the memory (record cache, revocation set) is `StoreFront`'s.
 ///
-/// Writes are durable when they return (WAL, `synchronous=FULL`). Work runs on GRDB's own threads (`async`), never
+/// Writes are durable when they return (WAL, `synchronous=FULL`); new links are group-committed (`SQLiteGroupCommit`). Work runs on GRDB's own threads (`async`), never
 /// on the caller's executor. No other instance shares the file: there is no change feed.
 public final class SQLiteBackend: StoreBackend {
     /// The SQLite file.
     public let path: String
     private let pool: DatabasePool
     private let keyLock = AsyncLock()
+    /// New links: concurrent creations share one transaction and one fsync.
+    let groupCommit: SQLiteGroupCommit
 
     /// Opens (creating and migrating if needed) the database at `path`.
     public init(path: String) throws {
@@ -29,10 +31,14 @@ public final class SQLiteBackend: StoreBackend {
             throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
         }
         self.path = path
+        groupCommit = SQLiteGroupCommit(pool: pool)
     }
 
     /// The file's path.
     public var description: String { path }
+
+    /// The transactions new links were committed in, and the links they held.
+    public var linkCommits: GroupCommitCounts { groupCommit.counts }
 
     /// Succeeds when the database answers.
     public func ping() async throws {

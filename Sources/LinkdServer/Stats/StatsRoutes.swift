@@ -43,9 +43,9 @@ struct StatsRoutes: Sendable {
     }
 
     /// The answer as JSON, or its days as CSV (`StatsCSV`).
-    private static func response(_ answer: StatsAnswer<some Encodable & Sendable>, format: StatsFormat, subject: String) throws -> Response {
+    private static func response(_ answer: StatsAnswer<some StatsJSONFields>, format: StatsFormat, subject: String) throws -> Response {
         switch format {
-        case .json: return try JSONBody.response(answer)
+        case .json: return JSONBody.response(json: try answer.json)
         case .csv: return StatsCSV.response(answer.days, subject: subject, from: answer.range.from, to: answer.range.to)
         }
     }
@@ -64,8 +64,7 @@ struct StatsRoutes: Sendable {
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
-            lastOpenedAt: opened.lastOpened))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, sources: sources, lastOpenedAt: opened.lastOpened))
     }
 
     /// An app's stats over the range (default: the last 30 days) with its `top` most clicked links.
@@ -92,8 +91,7 @@ struct StatsRoutes: Sendable {
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: AppStatsFields(
             app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
-            top: top, topExact: leaders.exact))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, sources: sources, top: top, topExact: leaders.exact))
     }
 
     private static func sum(_ days: [(StatsDay, LinkDayCounts)]) -> LinkDayCounts {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import JSONOutput
 import LinkdHTTP
 import LinkStore
 import UTCTime
@@ -51,6 +52,24 @@ struct StatsCounts: Encodable, Sendable {
         installsByPlatform = Platforms(ios: counts.installsIOS, android: counts.installsAndroid, desktop: nil)
         claims = Claims(made: counts.claimsMade, claimed: counts.claimsClaimed, expired: counts.claimsExpired)
     }
+
+    /// The members as `JSONValue`s, the form the stats answers are written in (`encode(to:)` writes the same).
+    var members: [(String, JSONValue?)] {
+        [
+            ("date", date.map(JSONValue.string)), ("linkId", linkId.map(JSONValue.string)),
+            ("title", title.map(JSONValue.string)), ("clicks", .int(clicks)), ("byPlatform", byPlatform.json),
+            ("previews", .int(previews)), ("installs", .int(installs)), ("installsByPlatform", installsByPlatform.json),
+            ("claims", .object([("made", .int(claims.made)), ("claimed", .int(claims.claimed)), ("expired", .int(claims.expired))])),
+        ]
+    }
+
+    var json: JSONValue { .object(omittingNil: members) }
+}
+
+extension StatsCounts.Platforms {
+    var json: JSONValue {
+        .object(omittingNil: [("ios", .int(ios)), ("android", .int(android)), ("desktop", desktop.map(JSONValue.int))])
+    }
 }
 
 /// A stats answer: the totals over the range at the top level, beside the answer's own `fields`; the day rows and
@@ -64,6 +83,19 @@ struct StatsAnswer<Fields: Encodable & Sendable>: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         try totals.encode(to: encoder)
         try fields.encode(to: encoder)
+    }
+}
+
+/// Fields that write themselves as `JSONValue` members (a year of days is written in one pass, not through
+/// `JSONEncoder`, whose cost per value was most of a link's year: docs/deferred-links.md).
+protocol StatsJSONFields: Encodable, Sendable {
+    var members: [(String, JSONValue?)] { get throws }
+}
+
+extension StatsAnswer where Fields: StatsJSONFields {
+    /// The answer as JSON: the same bytes as `JSONBody.encoder` writes for it.
+    var json: JSONValue {
+        get throws { .object(omittingNil: totals.members + (try fields.members)) }
     }
 }
 
@@ -93,6 +125,19 @@ struct SourceBreakdown: Sendable {
     let byCampaign: [CampaignCount]
     let byReferrer: [ReferrerCount]
 
+    var campaignsJSON: JSONValue {
+        .array(byCampaign.map {
+            .object(omittingNil: [
+                ("label", .string($0.label)), ("source", $0.source.map(JSONValue.string)),
+                ("medium", $0.medium.map(JSONValue.string)), ("name", $0.name.map(JSONValue.string)), ("clicks", .int($0.clicks)),
+            ])
+        })
+    }
+
+    var referrersJSON: JSONValue {
+        .array(byReferrer.map { .object([("host", .string($0.host)), ("clicks", .int($0.clicks))]) })
+    }
+
     init(_ totals: SourceTotals) {
         byCampaign = Self.top(totals.counts[.campaign] ?? [:]).map { label, clicks in
             let fields = CampaignFields(label: label)
@@ -121,6 +166,29 @@ struct LinkStatsFields: Encodable, Sendable {
     let byReferrer: [SourceBreakdown.ReferrerCount]
     /// Absent when the link was never opened.
     let lastOpenedAt: Date?
+    /// `byCampaign` and `byReferrer` as JSON.
+    let sources: SourceBreakdown
+
+    private enum CodingKeys: String, CodingKey {
+        case linkId, app, from, to, byDay, byCampaign, byReferrer, lastOpenedAt
+    }
+
+    init(linkId: String, app: String, from: String, to: String, byDay: [StatsCounts], sources: SourceBreakdown, lastOpenedAt: Date?) {
+        (self.linkId, self.app, self.from, self.to, self.byDay) = (linkId, app, from, to, byDay)
+        (byCampaign, byReferrer, self.sources, self.lastOpenedAt) = (sources.byCampaign, sources.byReferrer, sources, lastOpenedAt)
+    }
+}
+
+extension LinkStatsFields: StatsJSONFields {
+    var members: [(String, JSONValue?)] {
+        get throws {
+            [
+                ("linkId", .string(linkId)), ("app", .string(app)), ("from", .string(from)), ("to", .string(to)),
+                ("byDay", .array(byDay.map(\.json))), ("byCampaign", sources.campaignsJSON),
+                ("byReferrer", sources.referrersJSON), ("lastOpenedAt", try lastOpenedAt.map(JSONBody.encoded)),
+            ]
+        }
+    }
 }
 
 /// `GET /v1/apps/{app}/stats` beside the totals: `byDay`, `byCampaign`, `byReferrer`, the app's `top` links, and
@@ -135,6 +203,27 @@ struct AppStatsFields: Encodable, Sendable {
     let byReferrer: [SourceBreakdown.ReferrerCount]
     let top: [StatsCounts]
     let topExact: Bool
+    /// `byCampaign` and `byReferrer` as JSON.
+    let sources: SourceBreakdown
+
+    private enum CodingKeys: String, CodingKey {
+        case app, from, to, byDay, byCampaign, byReferrer, top, topExact
+    }
+
+    init(app: String, from: String, to: String, byDay: [StatsCounts], sources: SourceBreakdown, top: [StatsCounts], topExact: Bool) {
+        (self.app, self.from, self.to, self.byDay, self.top, self.topExact) = (app, from, to, byDay, top, topExact)
+        (byCampaign, byReferrer, self.sources) = (sources.byCampaign, sources.byReferrer, sources)
+    }
+}
+
+extension AppStatsFields: StatsJSONFields {
+    var members: [(String, JSONValue?)] {
+        [
+            ("app", .string(app)), ("from", .string(from)), ("to", .string(to)), ("byDay", .array(byDay.map(\.json))),
+            ("byCampaign", sources.campaignsJSON), ("byReferrer", sources.referrersJSON), ("top", .array(top.map(\.json))),
+            ("topExact", .bool(topExact)),
+        ]
+    }
 }
 
 /// A range of UTC days from `?from=` and `?to=` (`YYYY-MM-DD`, both inclusive), bounded.
