@@ -35,7 +35,7 @@ serve() {
   mkdir -m 700 -p "$work/data"
   LINKD_DATABASE_URL=${1:-} LINKD_LOG_LEVEL=warning "${serving:-$bin}" serve --port 0 --data-dir "$work/data" >"$work/serve.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 36000); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
+  for _ in $(seq 1 36000); do grep -q "listening on" "$work/serve.log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   grep -q "listening on" "$work/serve.log" || { cat "$work/serve.log" >&2; exit 1; }
   base=$(sed -n 's/^linkd: listening on //p' "$work/serve.log" | head -1)
   [ -f "$work/data/initial-admin-key" ] && admin=$(cat "$work/data/initial-admin-key")

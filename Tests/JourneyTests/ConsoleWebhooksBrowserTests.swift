@@ -58,6 +58,26 @@ struct ConsoleWebhooksBrowserTests {
             #expect(log.first?[1].hasPrefix("link.created") == true)
             try ConsoleBrowserTests.capture(browser, "webhook")
 
+            // The receiver answers 410 Gone: the endpoint is gone, so the next event fails it at once. The console says
+            // so on the list (a badge and since when) and on its page (what failing means), with the attempt in the log.
+            receiver.fail(Int.max, status: 410)
+            #expect(try await TestHTTP.send("POST", base + "/v1/links", bearer: adminKey, json: [
+                "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
+            ]).status == 201)
+            #expect(try await WebhookTests.eventually {
+                try await TestHTTP.send("GET", base + "/v1/admin/webhooks/\(id)", bearer: adminKey).json["failing"] as? Bool == true
+            })
+            try browser.open(base + "/admin/webhooks")
+            #expect(try browser.evaluate("document.querySelector('.webhook-failing')?.textContent") as? String == "failing")
+            #expect(try browser.text().contains("since "))
+            try ConsoleBrowserTests.capture(browser, "webhooks-failing")
+            try browser.open(base + "/admin/webhooks/\(id)")
+            #expect(try browser.text().contains("failing: an event failed for good at"))
+            let failedLog = try ConsoleStatsBrowserTests.rows(browser, "main")
+            #expect(failedLog.count == 2 && failedLog.contains { $0[3].hasPrefix("failed") && $0[3].contains("410") && $0[4] == "410" }, "\(failedLog)")
+            try ConsoleBrowserTests.capture(browser, "webhook-failing")
+            receiver.fail(0)
+
             // Disable, then enable again, then delete through its confirmation.
             try browser.clickAndWait("form[action='/admin/webhooks/\(id)/state'] button[type=submit]")
             #expect(try browser.text().contains("The endpoint is disabled"))
@@ -69,6 +89,8 @@ struct ConsoleWebhooksBrowserTests {
             try browser.open(base + "/admin/webhooks/\(id)")
             try browser.clickAndWait("form[action='/admin/webhooks/\(id)/state'] button[type=submit]")
             #expect(try browser.text().contains("The endpoint is enabled"))
+            let enabled = try await TestHTTP.send("GET", base + "/v1/admin/webhooks/\(id)", bearer: adminKey)
+            #expect(enabled.json["enabled"] as? Bool == true && enabled.json["failing"] as? Bool == false, "enabling clears failing")
             try browser.clickAndWait("a[href='/admin/webhooks/\(id)/delete']")
             #expect(try browser.text().contains("This cannot be undone"))
             try ConsoleBrowserTests.capture(browser, "webhook-delete-confirm")

@@ -72,6 +72,11 @@ public final class PostgresBackend: StoreBackend {
             operationTimeout: operationTimeout, logger: logger)
         do {
             try await backend.run("open the store at \(location)", timeout: .seconds(30)) {
+                _ = try await client.query("SELECT 1").collect()
+            }
+            // The database answered: its migrations take what they take (a rollup's backfill over a year of day rows
+            // takes minutes), each one logged as it starts, and an instance starting meanwhile waits for them.
+            try await backend.run("migrate the store at \(location)", timeout: Self.migrationTimeLimit) {
                 try await PostgresMigrations.migrate(client, logger: logger)
             }
         } catch {
@@ -80,6 +85,9 @@ public final class PostgresBackend: StoreBackend {
         }
         return backend
     }
+
+    /// The longest a start waits for the migrations (its own or another instance's) before it gives up.
+    static let migrationTimeLimit: Duration = .seconds(6 * 3600)
 
     /// The URL without its password.
     public var description: String { location.description }

@@ -110,6 +110,7 @@ enum PostgresMigrations {
                 applied.insert(name)
             }
             for (name, statements) in all where !applied.contains(name) {
+                logger.notice("applying a database migration (one over a large table can take minutes)", metadata: ["migration": "\(name)"])
                 for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
