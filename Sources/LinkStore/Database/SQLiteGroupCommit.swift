@@ -35,7 +35,8 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     /// Runs `body` in a savepoint of the next batch's transaction and returns once that transaction is committed.
-    /// A database error becomes `storage`; a `LinkStoreError` that `body` throws is the caller's as it is.
+    /// A database error becomes `storage`; any other error `body` throws (a `LinkStoreError`, a refusal of its own)
+    /// reaches the caller as it is.
     func write(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let schedule = state.withLock { state -> Bool in
@@ -91,8 +92,8 @@ final class SQLiteGroupCommit: Sendable {
         for (write, outcome) in zip(batch, outcomes) {
             switch outcome {
             case nil: write.continuation.resume()
-            case let error as LinkStoreError: write.continuation.resume(throwing: error)
-            case let error?: write.continuation.resume(throwing: LinkStoreError(.storage, "write failed: \(error)"))
+            case let error as DatabaseError: write.continuation.resume(throwing: LinkStoreError(.storage, "write failed: \(error)"))
+            case let error?: write.continuation.resume(throwing: error)  // the write's own refusal, as it threw it
             }
         }
     }
