@@ -25,7 +25,7 @@ extension SQLiteBackend {
 
     /// Inserts a new link and queues `events`, in one transaction. Throws `conflict` if the id exists.
     public func insertLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
-        try await write { db in
+        let inserted = try await write { db -> InsertedLink in
             if try LinkRecord.exists(db, key: record.id) {
                 throw LinkStoreError(.conflict, "link \(record.id) exists")
             }
@@ -33,9 +33,22 @@ extension SQLiteBackend {
                try Bool.fetchOne(db, sql: "SELECT 1 FROM links WHERE short_id = ?", arguments: [shortID]) == true {
                 throw LinkStoreError(.conflict, "short id \(shortID) exists")
             }
+            if let path = record.path {
+                // A revoked, deleted or expired holder lets the path go; a live one keeps it. One writer at a time,
+                // so the check and the insert are not raced (the unique index stands behind them anyway).
+                try db.execute(
+                    sql: "UPDATE links SET path = NULL WHERE app = ? AND lower(path) = ? AND (status <> 'active' OR expires <= ?)",
+                    arguments: [record.app, CustomPath.key(path), StoredDate.text(record.created)])
+                if let holder = try Row.fetchOne(
+                    db, sql: "SELECT id, path FROM links WHERE app = ? AND lower(path) = ?", arguments: [record.app, CustomPath.key(path)]) {
+                    return .pathTaken(CustomPathTaken(linkID: holder[0], path: holder[1]))
+                }
+            }
             try record.insert(db)
             try Self.enqueueWebhookEvents(events, in: db)
+            return .inserted
         }
+        if case .pathTaken(let taken) = inserted { throw taken }
     }
 
     // MARK: Endpoints
