@@ -68,12 +68,31 @@ extension LinkService {
         }
     }
 
+    /// Whether a resolution is the one a custom path gets from the router: no pattern matched.
+    static func mayBeCustomPath(_ resolution: Resolution) -> Bool {
+        resolution.outcome == .notFound && resolution.problem?.code == .noMatch
+    }
+
+    /// Whether one of `app`'s route patterns matches `path` (one resolution).
+    func routeMatches(_ path: String, app: String) -> Bool {
+        guard let manifest = router.manifest(app: app), let host = manifest.hosts.first else { return false }
+        let resolution = router.resolve(url: "https://\(host)\(path)", state: nil, app: app)
+        guard resolution.outcome == .notFound, let code = resolution.problem?.code else { return true }
+        return code != .noMatch && code != .unknownApp
+    }
+
     /// The route one of `manifest`'s patterns opens at `path` (on any of its hosts), or nil when none matches.
     private func routeMatching(_ path: String, manifest: AppManifest, router: Router) -> String? {
         guard let host = manifest.hosts.first else { return nil }
-        let resolution = router.resolve(url: "https://\(host)\(path)", state: nil, app: manifest.app)
+        let url = "https://\(host)\(path)"
+        let resolution = router.resolve(url: url, state: nil, app: manifest.app)
         if resolution.outcome == .notFound, let code = resolution.problem?.code, code == .noMatch || code == .unknownApp { return nil }
-        return resolution.route ?? resolution.intercept?.route ?? "(a route pattern)"
+        // The route the pattern names: as a state that may open it sees it (the signed-out state may be intercepted).
+        for state in manifest.states {
+            let opened = router.resolve(url: url, state: state, app: manifest.app)
+            if opened.outcome == .route, let route = opened.route { return route }
+        }
+        return resolution.intercept?.continuation?.route ?? resolution.route ?? "(a route pattern)"
     }
 
     /// The URL of a custom path: on the app's first share host.
@@ -135,14 +154,13 @@ extension LinkService {
     }
 
     /// The URL `url` resolves as: a custom path's link's short URL, when `url` (or the deep link of a long link) is
-    /// one; else `url`. `nil` when memory does not know the path: `missing` gets the key `load` reads.
+    /// one; else `url`. `nil` when memory does not know the path: `missing` gets the key `load` reads. Asked only
+    /// when the router matched no pattern (`mayBeCustomPath`): a route of the app comes first.
     func customPathTarget(_ url: String, missing: inout [String]) -> String? {
         var candidateURL = url
         if case .inner(let inner)? = LongLink.parse(url) { candidateURL = inner }
         guard let (app, path) = customPathCandidate(url: candidateURL) else { return url }
         if candidateURL != url, router.app(for: url) != app { return url }
-        // A route pattern of the app comes first (a manifest published after the path was taken).
-        guard let manifest = router.manifest(app: app), routeMatching(path, manifest: manifest, router: router) == nil else { return url }
         switch cachedPathLink(app: app, path: path) {
         case .needsRecord(let key):
             missing.append(key)

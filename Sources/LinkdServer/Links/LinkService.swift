@@ -278,16 +278,22 @@ final class LinkService: Sendable {
     func resolve(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) async -> Resolution {
         let router = self.router
         var verified = VerifiedTokens()
-        var pathMissing: [String] = []
         var url = url
-        if let target = customPathTarget(url, missing: &pathMissing) {
-            url = target
-        } else {
-            for key in pathMissing { await load(key) }
-            var unused: [String] = []
-            url = customPathTarget(url, missing: &unused) ?? url
+        var (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+        // No pattern matched: a link's custom path resolves as the link's short URL.
+        if missing.isEmpty, Self.mayBeCustomPath(first) {
+            var pathMissing: [String] = []
+            var target = customPathTarget(url, missing: &pathMissing)
+            if target == nil {
+                for key in pathMissing { await load(key) }
+                var unused: [String] = []
+                target = customPathTarget(url, missing: &unused)
+            }
+            if let target, target != url {
+                url = target
+                (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+            }
         }
-        let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
         guard !missing.isEmpty else { return finish(first) }
         for key in missing { await load(key) }
         return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified).resolution)
@@ -297,10 +303,16 @@ final class LinkService: Sendable {
     /// link record must be read first, which `resolve` does.
     func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
         var verified = VerifiedTokens()
-        var pathMissing: [String] = []
-        guard let url = customPathTarget(url, missing: &pathMissing) else { return nil }
-        let (resolution, missing) = resolveOnce(
+        var (resolution, missing) = resolveOnce(
             url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
+        if missing.isEmpty, Self.mayBeCustomPath(resolution) {
+            var pathMissing: [String] = []
+            guard let target = customPathTarget(url, missing: &pathMissing) else { return nil }
+            if target != url {
+                (resolution, missing) = resolveOnce(
+                    url: target, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
+            }
+        }
         return missing.isEmpty ? finish(resolution) : nil
     }
 

@@ -71,7 +71,9 @@ struct AppLinkPagesMiddleware: RouterMiddleware {
         let isQRCode = path.hasSuffix(Self.qrSuffix)
         if isQRCode { path = path.dropLast(Self.qrSuffix.count) }
         let links = share.links
-        guard let (app, customPath) = links.customPathCandidate(host: host, path: path) else { return nil }
+        // A path a route of the app matches is the app's page, never a custom path's: no charge, no lookup.
+        guard let (app, customPath) = links.customPathCandidate(host: host, path: path), !links.routeMatches(customPath, app: app)
+        else { return nil }
         if let limiter, !limiter.allow(context.clientAddress, cost: RequestCost.customPath) {
             let seconds = limiter.secondsUntilAvailable(context.clientAddress)
             throw APIError.rateLimited("too many requests from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
