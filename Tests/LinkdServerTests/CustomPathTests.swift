@@ -155,6 +155,26 @@ struct CustomPathTests {
         }
     }
 
+    @Test("an expired link's path is free: 410 there until a new link takes it, which then answers", arguments: StoreKind.allCases)
+    func expiredPathFreed(backend: StoreKind) async throws {
+        try await withAPI(on: backend) { api in
+            let key = try await api.clientKey(app: "handz")
+            let now = Date()
+            let old = LinkRecord(
+                id: String(repeating: "ab", count: 16), app: "handz", route: "ShareLink/FlowView",
+                params: ["flowId": UUID().uuidString.lowercased()], owner: nil, title: nil,
+                created: now.addingTimeInterval(-7_200), expires: now.addingTimeInterval(-3_600), shortID: ShortID.generate(),
+                path: "/spring-camp")
+            try await api.store.createLink(old)
+            #expect(try await Self.page(api, "/spring-camp", userAgent: UserAgent.desktop).status == 410)
+            let taken = try await Self.create(api, key: key, path: "/spring-camp")
+            #expect(taken.status == 201, "\(taken.text)")
+            #expect(try await Self.page(api, "/spring-camp", userAgent: UserAgent.desktop).status == 200)
+            let resolution = try await api.resolve("https://\(Self.host)/spring-camp", state: "free")
+            #expect((resolution["link"] as? [String: Any])?["id"] as? String == taken.string("id"))
+        }
+    }
+
     @Test("many links asking for one path at once: exactly one gets it", arguments: StoreKind.allCases)
     func concurrentCreation(backend: StoreKind) async throws {
         try await withAPI(on: backend) { api in
