@@ -22,6 +22,12 @@ struct UniversalLinkAgreementTests {
         // A real daemon on a real port (the Host header picks the file), no rate limit: a few thousand resolutions.
         let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n")
         defer { daemon.stop() }
+        // A live link holds a custom path on Handz's share host: its file lists the path, and everything agrees still.
+        let admin = try #require(daemon.initialAdminKey)
+        let created = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: admin, json: [
+            "app": "handz", "params": ["flowId": UUID().uuidString.lowercased()], "path": "/guard-pass",
+        ])
+        #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
 
         let manifests = try ManifestLoader.load(paths: Self.exampleManifestPaths)
         #expect(manifests.count >= 4)
@@ -36,6 +42,15 @@ struct UniversalLinkAgreementTests {
                 #expect(file.status == 200 && file.headers["content-type"] == "application/json", "\(host)")
                 let matcher = try AppleLinkMatcher(json: file.body)
                 #expect(matcher.details.map(\.appIDs) == [manifest.iosAppIDs])
+                if host == "links.handz.example" {
+                    let paths = ["/guard-pass", "/guard-pass/", "/Guard-Pass", "/guard-pass/x", "/guard-pas", "/no-such-path"]
+                    let answers = try await Self.resolveAll(paths.map { "https://\(host)\($0)" }, daemon: daemon)
+                    for (path, answer) in zip(paths, answers) {
+                        let resolves = AppleLinkCandidates.resolvesToRoute(outcome: answer.outcome, problem: answer.problem)
+                        #expect(resolves == matcher.opensInApp(path: path), "\(host)\(path): \(answer.outcome)")
+                        #expect(resolves == (path == "/guard-pass" || path == "/guard-pass/"), "\(host)\(path)")
+                    }
+                }
                 let candidates = AppleLinkCandidates.candidates(manifest)
                 let answers = try await Self.resolveAll(candidates.map { $0.url(host: host) }, daemon: daemon)
                 for (candidate, answer) in zip(candidates, answers) {

@@ -195,6 +195,7 @@ struct ErrorTests {
         recorded[.unknownRoute] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["route": "No/Such", "params": flow]))
         recorded[.notShareable] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["route": "Library/FlowDetail", "params": flow]))
         recorded[.badParams] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["params": [:]]))
+        recorded[.pathTaken] = Self.record(try await TestHTTP.send("POST", base + "/v1/links", bearer: clientKey, json: ["params": flow, "path": "/welcome"]))
         // The first resolution takes the bucket's one token, then is refused for its app version.
         recorded[.badAppVersion] = Self.record(try await TestHTTP.send("GET", base + "/v1/resolve?url=x&appVersion=1.x"))
         try await Self.recordManifestCodes(daemon, into: &recorded)

@@ -31,13 +31,15 @@ extension AppManifest {
     /// in other capitals in a `caseInsensitivePaths` manifest; a literal's `?` takes any one character; a required
     /// query param does not make linkd try another route; an empty segment after 32 segments under a wildcard tail
     /// opens the app.
-    public func androidLinkComponents(host: String) -> [LinkRule] {
+    /// `customPaths`: links' custom paths on this share host, each a literal variant like a route's.
+    public func androidLinkComponents(host: String, customPaths: [String] = []) -> [LinkRule] {
         let variants = linkVariants(host: host)
         guard !variants.isEmpty else {
             let served = hosts.contains(host) || shareHosts.contains(host)
             return served ? [LinkRule(path: "*", exclude: true)] : []
         }
-        return LinkRuleWalk(syntax: AndroidLinkSyntax()).rules(variants)
+        let paths = share != nil && shareHosts.contains(host) ? customPaths : []
+        return LinkRuleWalk(syntax: AndroidLinkSyntax()).rules(variants, customPaths: paths)
     }
 
     /// A literal segment (or a query item's name) as an Android pattern: its text as it reads decoded, with `?` and

@@ -24,8 +24,10 @@ extension AppManifest {
     /// param given letters, a `uuid` of 36 characters that are not hex digits, a `slug` with capitals are covered), a
     /// param followed by literals and a wildcard tail may span segments, a required query param does not make linkd
     /// try another route, a query item's name is matched as written (linkd decodes it).
-    public func appleLinkComponents(host: String) -> [LinkRule] {
-        LinkRuleWalk(syntax: AppleLinkSyntax()).rules(linkVariants(host: host))
+    /// `customPaths`: links' custom paths on this share host (`/guard-pass`), each a literal variant like a route's.
+    public func appleLinkComponents(host: String, customPaths: [String] = []) -> [LinkRule] {
+        let paths = share != nil && shareHosts.contains(host) ? customPaths : []
+        return LinkRuleWalk(syntax: AppleLinkSyntax()).rules(linkVariants(host: host), customPaths: paths)
     }
 
     /// One segment as an Apple pattern: a literal percent-encoded, a param by its type, a wildcard tail `?*`.

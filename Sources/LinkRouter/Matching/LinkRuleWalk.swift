@@ -3,7 +3,10 @@
 /// (`LinkRuleSyntax`): how a segment reads as a pattern, and which excludes guard the includes.
 ///
 /// The order:
-/// 1. the syntax's `prelude` (paths with an empty segment excluded: linkd answers `nonCanonicalPath`);
+/// 1. the syntax's `prelude` (paths with an empty segment excluded: linkd answers `nonCanonicalPath`), then the links'
+///    custom paths on a share host (`CustomPath` in LinkStore), each exactly, with a trailing `/` and as it is: only
+///    characters written as they are, no empty segment, no pattern character, so each rule matches that one path
+///    in every syntax, and nothing a later exclude is for; first, so that no exclude of a route's comes before them;
 /// 2. wildcard tails (`/docs/?*`), which match paths of any length, a trailing `/` included;
 /// 3. every other variant (each optional segment present or absent), the longest first and in manifest order within a
 ///    length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then the
@@ -15,9 +18,12 @@ struct LinkRuleWalk<Syntax: LinkRuleSyntax> {
     let syntax: Syntax
 
     /// The rules of `variants`, in order.
-    func rules(_ variants: [LinkVariant]) -> [LinkRule] {
+    func rules(_ variants: [LinkVariant], customPaths: [String] = []) -> [LinkRule] {
         guard !variants.isEmpty else { return [] }
         var rules = syntax.prelude(variants)
+        for path in customPaths {
+            rules += [LinkRule(path: path + "/"), LinkRule(path: path)]
+        }
         for variant in variants where variant.isWildcard {
             rules.append(include(variant, trailingSlash: false))
         }
@@ -106,7 +112,7 @@ public struct LinkRule: Sendable, Equatable {
 
 extension AppManifest {
     /// The pattern variants linkd resolves on `host` (lowercase, no port): the share path's on share hosts, then
-    /// every route pattern's on the app's hosts, in manifest order, each with its route's required query params.
+    /// every route pattern's on the app's hosts, in manifest order, each with its route's required query params, then
     func linkVariants(host: String) -> [LinkVariant] {
         var variants: [LinkVariant] = []
         if let share, shareHosts.contains(host), let pattern = try? PathPattern(parsing: share.path) {

@@ -182,6 +182,9 @@ public struct ResolutionProblem: Error, Codable, Sendable, Equatable {
         public static let notAllowed = Code("notAllowed")
         /// The state is not one the app declares.
         public static let unknownState = Code("unknownState")
+        /// A long link (`/?link=…`, `LongLink`) whose `link` is repeated, empty, nested, over the cap, or not a URL
+        /// of the app whose host it is on.
+        public static let badLongLink = Code("badLongLink")
     }
 
     /// Machine code.

@@ -22,6 +22,22 @@ extension Router {
         }
     }
 
+    /// The resolution of a long link's deep link (`LongLink`): as if it were asked for, when it is a URL of the same
+    /// app; `notFound` with `badLongLink` otherwise.
+    func resolveLongLink(_ longLink: LongLink.Parsed, state: String?, callerState: String, compiled: Compiled,
+                         links: (ShareLinkQuery) -> LinkStatus) -> Resolution {
+        let appID = compiled.manifest.app
+        switch longLink {
+        case .refused(let why):
+            return notFound(compiled, state: callerState, problem: .init(.badLongLink, why))
+        case .inner(let inner):
+            guard app(for: inner) == appID else {
+                return notFound(compiled, state: callerState, problem: .init(.badLongLink, "a long link's link must be a URL of \(appID)"))
+            }
+            return resolve(url: inner, state: state, app: appID, links: links)
+        }
+    }
+
     func unavailable(_ compiled: Compiled, state: String, share: AppManifest.ShareConfig,
                              link: Resolution.LinkInfo) -> Resolution {
         let manifest = compiled.manifest

@@ -214,6 +214,10 @@ public final class Router: Sendable {
         }
 
         guard let (terminal, values) = compiled.matcher.routes.match(parsed.segments, spellings: parsed.spellings) else {
+            // A long link on the app's host (no route takes its path) resolves as the deep link it carries, once.
+            if parsed.isWeb, parsed.segments.isEmpty, let longLink = LongLink.parse(url) {
+                return resolveLongLink(longLink, state: state, callerState: callerState, compiled: compiled, links: links)
+            }
             let spelling = parsed.firstNonCanonical.map {
                 " (on http(s) a literal or uuid segment matches only as the apple-app-site-association writes it — unreserved characters as they are, others as %XX with uppercase hex — and '\($0)' is not written so)"
             } ?? ""

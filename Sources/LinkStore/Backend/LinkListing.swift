@@ -111,9 +111,9 @@ struct LinkListSQL {
     let values: [Value]
 
     /// The columns selected, in order: the link's (as each backend decodes a link), then click count and last opening,
-    /// then the link's campaign and short id.
+    /// then the link's campaign, short id and custom path.
     static let columns = "l.id, l.app, l.route, l.params, l.owner, l.title, l.created, l.expires, l.generation, l.status, "
-        + "COALESCE(c.count, 0), c.lastOpened, l.campaign, l.short_id"
+        + "COALESCE(c.count, 0), c.lastOpened, l.campaign, l.short_id, l.path"
 
     /// - Parameters:
     ///   - query: the filters, position and limit.

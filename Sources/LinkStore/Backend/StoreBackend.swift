@@ -12,6 +12,11 @@ public protocol LinkTable: Sendable {
     func fetchLink(id: String) async throws -> LinkRecord?
     /// The stored link with this short id (`LinkRecord.shortID`), nil when there is none.
     func fetchLink(shortID: String) async throws -> LinkRecord?
+    /// The link of `app` holding the custom path `path` in any case (`CustomPath.key`, the `links_app_path` index),
+    /// nil when none does.
+    func fetchLink(app: String, path: String) async throws -> LinkRecord?
+    /// The custom paths of `app`'s live links (active, expiring after `now`), newest link first, at most `limit`.
+    func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String]
     /// Sets a link `revoked` and records the revocation of its generation (a shared store writes the change to its
     /// feed and announces it) and the `audit` entry, all or none. The updated row, or nil (nothing written) if there
     /// is no such link.

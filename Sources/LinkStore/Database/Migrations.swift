@@ -123,6 +123,10 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE links ADD COLUMN short_id TEXT")
             try db.execute(sql: "CREATE UNIQUE INDEX links_short_id ON links (short_id)")
         }
+        // Custom paths: a link's path on its app's share hosts, unique per app whatever its case (`CustomPath`).
+        migrator.registerMigration("custom-paths-v1") { db in
+            for statement in CustomPathSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

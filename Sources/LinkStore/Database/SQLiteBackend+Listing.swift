@@ -34,7 +34,7 @@ extension SQLiteBackend {
         let record = LinkRecord(
             id: id, app: row[1], route: row[2], params: params, owner: row[4], title: row[5], created: created,
             expires: expires, generation: row[8], status: status, campaign: (row[12] as String?).flatMap(Campaign.init(label:)),
-            shortID: row[13])
+            shortID: row[13], path: row[14])
         return ListedLink(record: record, clicks: LinkClicks(count: row[10], lastOpened: StoredDate.date(row[11])))
     }
 }

@@ -25,7 +25,8 @@ extension SQLiteBackend {
     }
 
     /// Inserts a new link and queues `events`, in one transaction, shared with the creations that arrive meanwhile
-    /// (`SQLiteGroupCommit`: one fsync for them all). Throws `conflict` if the id or the short id exists.
+    /// (`SQLiteGroupCommit`: one fsync for them all). Throws `conflict` if the id or the short id exists,
+    /// `CustomPathTaken` when a live link of the app holds its custom path.
     public func insertLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
         try await groupCommit.write { db in
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM links WHERE id = ?"), arguments: [record.id]) == true {
@@ -34,6 +35,18 @@ extension SQLiteBackend {
             if let shortID = record.shortID,
                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM links WHERE short_id = ?"), arguments: [shortID]) == true {
                 throw LinkStoreError(.conflict, "short id \(shortID) exists")
+            }
+            if let path = record.path {
+                // A revoked, deleted or expired holder lets the path go; a live one keeps it. One writer at a time,
+                // so the check and the insert are not raced (the unique index stands behind them anyway). A taken
+                // path is thrown from the creation's savepoint: it rolls back alone (`SQLiteGroupCommit`).
+                try db.cachedStatement(sql: "UPDATE links SET path = NULL WHERE app = ? AND lower(path) = ? AND (status <> 'active' OR expires <= ?)")
+                    .execute(arguments: [record.app, CustomPath.key(path), StoredDate.text(record.created)])
+                if let holder = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT id, path FROM links WHERE app = ? AND lower(path) = ?"),
+                    arguments: [record.app, CustomPath.key(path)]) {
+                    throw CustomPathTaken(linkID: holder[0], path: holder[1])
+                }
             }
             try record.insert(db)
             try Self.enqueueWebhookEvents(events, in: db)

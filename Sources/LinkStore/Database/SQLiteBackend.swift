@@ -88,6 +88,23 @@ public final class SQLiteBackend: StoreBackend {
         try await read { db in try LinkRecord.filter(Column("short_id") == shortID).fetchOne(db) }
     }
 
+    /// The link of `app` holding `path` in any case (the `links_app_path` index).
+    public func fetchLink(app: String, path: String) async throws -> LinkRecord? {
+        try await read { db in
+            try LinkRecord.fetchOne(db, sql: "SELECT * FROM links WHERE app = ? AND lower(path) = ?", arguments: [app, CustomPath.key(path)])
+        }
+    }
+
+    /// The custom paths of `app`'s live links, newest first, at most `limit`.
+    public func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+        try await read { db in
+            try String.fetchAll(db, sql: """
+                SELECT path FROM links WHERE app = ? AND path IS NOT NULL AND status = 'active' AND expires > ?
+                ORDER BY created DESC, id DESC LIMIT ?
+                """, arguments: [app, StoredDate.text(now), limit])
+        }
+    }
+
     /// Revokes a link, with `audit` in the same transaction. The updated row, or nil if there is no such link.
     public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try await write { db -> LinkRecord? in

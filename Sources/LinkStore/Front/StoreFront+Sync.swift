@@ -117,6 +117,7 @@ extension StoreFront {
             try await self.loadRevocations()
             self.cache.removeAll()
             self.shortIDs.removeUnknown()
+            self.customPaths.removeAll()
         }
         await handlers.keys()
         await handlers.manifests()

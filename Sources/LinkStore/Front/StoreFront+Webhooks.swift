@@ -7,6 +7,7 @@ extension StoreFront {
     public func createLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
         try await backend.insertLink(record, events: events)
         if let shortID = record.shortID { shortIDs.put(shortID, linkID: record.id) }
+        noteCustomPath(of: record)
     }
 
     /// Stores a new endpoint with `audit`; `conflict` when its app has `maxPerApp` endpoints.

@@ -24,6 +24,10 @@ public final class StoreFront: Sendable {
     let shortIDs: ShortIDIndex
     /// The store reads of short ids under way: a request for a short id already being read waits for that read.
     let shortIDReads = Mutex<[String: Task<LinkRecord?, any Error>]>([:])
+    /// (App, custom path) → the link holding it, or none, each believed for `customPathWindow`.
+    let customPaths: CustomPathIndex
+    /// The store reads of custom paths under way, by `CustomPathIndex.key`.
+    let customPathReads = Mutex<[String: Task<LinkRecord?, any Error>]>([:])
     let logger: Logger
     /// Held while the feed's changes or a full reload are applied, so two never interleave.
     let syncLock = AsyncLock()
@@ -40,6 +44,7 @@ public final class StoreFront: Sendable {
         self.cache = LinkCache(capacity: cacheCapacity)
         self.shortIDs = ShortIDIndex(
             capacity: cacheCapacity, unknownCapacity: Self.unknownShortIDCapacity, unknownWindow: Self.unknownShortIDWindow)
+        self.customPaths = CustomPathIndex(capacity: Self.customPathCapacity, window: Self.customPathWindow)
         self.logger = logger
         try await loadRevocations()
     }
@@ -100,6 +105,7 @@ public final class StoreFront: Sendable {
     public func createLink(_ record: LinkRecord) async throws {
         try await backend.insertLink(record)
         if let shortID = record.shortID { shortIDs.put(shortID, linkID: record.id) }
+        noteCustomPath(of: record)
     }
 
     /// The link record (from the cache when present, else read and cached), nil when there is none.

@@ -20,15 +20,15 @@ extension PostgresBackend {
         return try await run("list links") { [client] in
             var links: [ListedLink] = []
             for try await row in try await client.query(sql) {
-                let (id, app, route, params, owner, title, created, expires, generation, status, count, lastOpened, campaign, shortID) = try row.decode(
-                    (String, String, String, String, String?, String?, Date, Date, Int64, String, Int64, Date?, String?, String?).self)
+                let (id, app, route, params, owner, title, created, expires, generation, status, count, lastOpened, campaign, shortID, path) = try row.decode(
+                    (String, String, String, String, String?, String?, Date, Date, Int64, String, Int64, Date?, String?, String?, String?).self)
                 guard let status = LinkRecordStatus(rawValue: status) else {
                     throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
                 }
                 let record = LinkRecord(
                     id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
                     created: created, expires: expires, generation: Int(generation), status: status,
-                    campaign: campaign.flatMap(Campaign.init(label:)), shortID: shortID)
+                    campaign: campaign.flatMap(Campaign.init(label:)), shortID: shortID, path: path)
                 links.append(ListedLink(record: record, clicks: LinkClicks(count: Int(count), lastOpened: lastOpened)))
             }
             return links

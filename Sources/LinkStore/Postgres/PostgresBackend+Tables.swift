@@ -27,6 +27,28 @@ extension PostgresBackend {
         }
     }
 
+    /// The link of `app` holding `path` in any case (the `links_app_path` index).
+    public func fetchLink(app: String, path: String) async throws -> LinkRecord? {
+        try await run("read a link by path") { [client] in
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.linkColumns) FROM links WHERE app = \(app) AND lower(path) = \(CustomPath.key(path))")
+            return try await Self.decodeLinks(rows).first
+        }
+    }
+
+    /// The custom paths of `app`'s live links, newest first, at most `limit`.
+    public func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+        try await run("read an app's custom paths") { [client] in
+            let rows = try await client.query("""
+                SELECT path FROM links WHERE app = \(app) AND path IS NOT NULL AND status = 'active' AND expires > \(now)
+                ORDER BY created DESC, id DESC LIMIT \(Int64(limit))
+                """)
+            var paths: [String] = []
+            for try await path in rows.decode(String.self) { paths.append(path) }
+            return paths
+        }
+    }
+
     /// Revokes a link and announces it, with `audit` in the same transaction. The updated row, or nil if there is
     /// no such link.
     public func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
@@ -196,21 +218,21 @@ extension PostgresBackend {
 
     // MARK: Rows
 
-    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id"
+    static let linkColumns = "id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id, path"
     static let apiKeyColumns = "id, kind, app, label, secrethash, created, revoked"
 
     static func decodeLinks(_ rows: PostgresRowSequence) async throws -> [LinkRecord] {
         var records: [LinkRecord] = []
         for try await row in rows {
-            let (id, app, route, params, owner, title, created, expires, generation, status, campaign, shortID) = try row.decode(
-                (String, String, String, String, String?, String?, Date, Date, Int64, String, String?, String?).self)
+            let (id, app, route, params, owner, title, created, expires, generation, status, campaign, shortID, path) = try row.decode(
+                (String, String, String, String, String?, String?, Date, Date, Int64, String, String?, String?, String?).self)
             guard let status = LinkRecordStatus(rawValue: status) else {
                 throw LinkStoreError(.storage, "link \(id) has an unknown status \(status)")
             }
             records.append(LinkRecord(
                 id: id, app: app, route: route, params: try LinkParamsText.decode(params, id: id), owner: owner, title: title,
                 created: created, expires: expires, generation: Int(generation), status: status,
-                campaign: campaign.flatMap(Campaign.init(label:)), shortID: shortID))
+                campaign: campaign.flatMap(Campaign.init(label:)), shortID: shortID, path: path))
         }
         return records
     }

@@ -27,21 +27,41 @@ extension PostgresBackend {
     public func insertLink(_ record: LinkRecord, events: [WebhookEvent]) async throws {
         let params = try LinkParamsText.encode(record.params)
         let inserted = try await run("create a link") { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection -> Bool in
+            try await client.withTransaction(logger: logger) { connection -> InsertedLink in
+                if let path = record.path {
+                    // A revoked, deleted or expired holder lets the path go. Two inserts of one path: the second
+                    // waits on the first's index entry, then finds it taken below (a holder this one released
+                    // meanwhile is locked by the UPDATE, and re-checked by it once the first commits).
+                    try await connection.query("""
+                        UPDATE links SET path = NULL WHERE app = \(record.app) AND lower(path) = \(CustomPath.key(path))
+                        AND (status <> 'active' OR expires <= \(record.created))
+                        """, logger: logger)
+                }
                 let rows = try await connection.query("""
-                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id)
+                    INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id, path)
                     VALUES (\(record.id), \(record.app), \(record.route), \(params), \(record.owner), \(record.title),
                     \(record.created), \(record.expires), \(Int64(record.generation)), \(record.status.rawValue),
-                    \(record.campaign?.label), \(record.shortID))
+                    \(record.campaign?.label), \(record.shortID), \(record.path))
                     ON CONFLICT DO NOTHING RETURNING id
                     """, logger: logger)
-                guard try await rows.collect().count == 1 else { return false }
+                guard try await rows.collect().count == 1 else {
+                    if let path = record.path {
+                        let holders = try await connection.query(
+                            "SELECT id, path FROM links WHERE app = \(record.app) AND lower(path) = \(CustomPath.key(path))",
+                            logger: logger)
+                        for try await (id, held) in holders.decode((String, String).self) where id != record.id {
+                            return .pathTaken(CustomPathTaken(linkID: id, path: held))
+                        }
+                    }
+                    return .conflict
+                }
                 try await Self.enqueueWebhookEvents(events, on: connection, logger: logger)
-                return true
+                return .inserted
             }
         }
+        if case .pathTaken(let taken) = inserted { throw taken }
         // Either unique key may be the one taken: the id, or the short id (the caller retries with a new short id).
-        guard inserted else { throw LinkStoreError(.conflict, "link \(record.id) or short id \(record.shortID ?? "-") exists") }
+        guard inserted == .inserted else { throw LinkStoreError(.conflict, "link \(record.id) or short id \(record.shortID ?? "-") exists") }
     }
 
     // MARK: Endpoints

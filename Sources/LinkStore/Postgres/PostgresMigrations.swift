@@ -93,6 +93,8 @@ enum PostgresMigrations {
             "ALTER TABLE links ADD COLUMN short_id text",
             "CREATE UNIQUE INDEX links_short_id ON links (short_id)",
         ]),
+        // Custom paths: a link's path on its app's share hosts, unique per app whatever its case (`CustomPath`).
+        ("custom-paths-v1", CustomPathSchema.postgres),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -37,10 +37,13 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     /// The link's short id (`ShortID`: 11 base62 characters), answered at `/s/<short id>` like its token; nil for
     /// a link made before short ids existed.
     public var shortID: String?
+    /// The link's custom path on its app's share hosts (`CustomPath`), nil without one. A revoked or expired link
+    /// keeps it (and answers 410 there) until another link of the app takes the path, which sets it nil.
+    public var path: String?
 
     /// The stored columns: the properties' names, but for `short_id`.
     enum CodingKeys: String, CodingKey {
-        case id, app, route, params, owner, title, created, expires, generation, status, campaign
+        case id, app, route, params, owner, title, created, expires, generation, status, campaign, path
         case shortID = "short_id"
     }
 
@@ -48,7 +51,7 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String?, title: String?,
         created: Date, expires: Date, generation: Int = 1, status: LinkRecordStatus = .active, campaign: Campaign? = nil,
-        shortID: String? = nil
+        shortID: String? = nil, path: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -62,6 +65,7 @@ public struct LinkRecord: Codable, Sendable, Equatable {
         self.status = status
         self.campaign = campaign
         self.shortID = shortID
+        self.path = path
     }
 }
 

@@ -55,6 +55,8 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case appHasLiveLinks
     /// 422: a claim's `state` is not one of its app's states; the code is not spent (claim again with a known state).
     case unknownState
+    /// 409: a new link's custom path is taken (`details.heldBy`: a route, linkd's own prefix, or another link).
+    case pathTaken
     /// A code this version of the client does not know.
     case other(String)
 
@@ -64,7 +66,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
         .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections, .badAppVersion, .manifestInvalid,
         .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks, .unknownState,
-        .unsupportedFormat,
+        .unsupportedFormat, .pathTaken,
     ]
 
     /// The code as the server spells it.
@@ -97,6 +99,7 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .versionConflict: "version_conflict"
         case .appHasLiveLinks: "app_has_live_links"
         case .unknownState: "unknown_state"
+        case .pathTaken: "path_taken"
         case .other(let value): value
         }
     }

@@ -5,7 +5,7 @@ import LinkdHTTP
 struct LinkError: Error, Sendable, CustomStringConvertible {
     /// The machine code of a link failure.
     struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String { case invalid, unknownRoute, notShareable, badParams, notFound, conflict, storeUnavailable }
+        private enum Value: String { case invalid, unknownRoute, notShareable, badParams, notFound, conflict, pathTaken, storeUnavailable }
         private let value: Value
         /// The code's name.
         var description: String { value.rawValue }
@@ -22,6 +22,8 @@ struct LinkError: Error, Sendable, CustomStringConvertible {
         static let notFound = Code(value: .notFound)
         /// The state forbids it: the link id exists, or the app's key cannot sign.
         static let conflict = Code(value: .conflict)
+        /// The custom path is not the new link's to take: a route, linkd itself or another link holds it.
+        static let pathTaken = Code(value: .pathTaken)
         /// The store failed to read or write; retry later.
         static let storeUnavailable = Code(value: .storeUnavailable)
     }
@@ -30,11 +32,14 @@ struct LinkError: Error, Sendable, CustomStringConvertible {
     let code: Code
     /// What to tell the caller.
     let message: String
+    /// What holds the path of a `pathTaken` failure.
+    let holder: LinkService.PathHolder?
 
     /// A failure of `code` saying `message`.
-    init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String, holder: LinkService.PathHolder? = nil) {
         self.code = code
         self.message = message
+        self.holder = holder
     }
 
     /// `code: message`.

@@ -22,8 +22,10 @@ struct CreateLinkRequest: Decodable, Sendable {
     var suite: String?
     /// The link's own campaign: counted for an opening whose share URL names none (`utm_*`).
     var campaign: CampaignFields?
+    /// The link's custom path on its app's share host (`CustomPath`: `/guard-pass`).
+    var path: String?
 
-    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite", "campaign"]
+    static let keys: Set<String> = ["route", "params", "ttlSeconds", "owner", "title", "suite", "campaign", "path"]
 }
 
 /// A campaign as the API reads and shows it: `source`, `medium` and `name` (a share URL's `utm_source`,
@@ -56,6 +58,8 @@ struct CreatedLink: Encodable, Sendable {
     let url: String
     /// The link's short share URL (`/s/<short id>`), answered like the token's.
     let shortURL: String
+    /// The link's custom path's URL (`https://<share host><path>`), when it was made with one.
+    let pathURL: String?
     let expiresAt: Date
 }
 
@@ -77,6 +81,8 @@ struct LinkView: Encodable, Sendable {
     let lastOpenedAt: Date?
     /// The short share URL; absent for a link made before short ids (the token's URL is never stored).
     let shortURL: String?
+    /// The custom path's URL, while the link holds one.
+    let pathURL: String?
 
     /// The view of `record` with its `clicks`, its status judged at `now` (an active link past its expiry is
     /// `expired`), and its short URL on `router`'s share path.
@@ -94,6 +100,7 @@ struct LinkView: Encodable, Sendable {
         self.clicks = clicks.count
         lastOpenedAt = clicks.lastOpened
         shortURL = record.shortID.flatMap { router.shareURL(app: record.app, token: $0) }
+        pathURL = record.path.flatMap { LinkService.customPathURL($0, app: record.app, router: router) }
     }
 }
 
@@ -228,7 +235,9 @@ final class LinkService: Sendable {
     /// Reads into memory what `needsRecord` named: a link record by its id, or by its short id (a short id's shape
     /// tells them apart). A store failure leaves memory as it was.
     func load(_ key: String) async {
-        if ShortID.isShape(key) {
+        if key.contains("/") {
+            await loadPath(key)
+        } else if ShortID.isShape(key) {
             _ = try? await store.link(shortID: key)
         } else {
             _ = try? await store.link(id: key)
@@ -269,7 +278,22 @@ final class LinkService: Sendable {
     func resolve(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) async -> Resolution {
         let router = self.router
         var verified = VerifiedTokens()
-        let (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+        var url = url
+        var (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+        // No pattern matched: a link's custom path resolves as the link's short URL.
+        if missing.isEmpty, Self.mayBeCustomPath(first) {
+            var pathMissing: [String] = []
+            var target = customPathTarget(url, missing: &pathMissing)
+            if target == nil {
+                for key in pathMissing { await load(key) }
+                var unused: [String] = []
+                target = customPathTarget(url, missing: &unused)
+            }
+            if let target, target != url {
+                url = target
+                (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
+            }
+        }
         guard !missing.isEmpty else { return finish(first) }
         for key in missing { await load(key) }
         return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified).resolution)
@@ -279,8 +303,16 @@ final class LinkService: Sendable {
     /// link record must be read first, which `resolve` does.
     func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
         var verified = VerifiedTokens()
-        let (resolution, missing) = resolveOnce(
+        var (resolution, missing) = resolveOnce(
             url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
+        if missing.isEmpty, Self.mayBeCustomPath(resolution) {
+            var pathMissing: [String] = []
+            guard let target = customPathTarget(url, missing: &pathMissing) else { return nil }
+            if target != url {
+                (resolution, missing) = resolveOnce(
+                    url: target, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
+            }
+        }
         return missing.isEmpty ? finish(resolution) : nil
     }
 
@@ -377,9 +409,10 @@ final class LinkService: Sendable {
             }
             throw LinkError(code, error.message)
         }
-        guard router.shareURL(app: app, token: "t") != nil else {
+        guard router.shareURL(app: app, token: "t") != nil, let shareManifest = manifest else {
             throw LinkError(.invalid, "app \(app) has no share configuration in its manifest")
         }
+        if let path = request.path { try await checkCustomPath(path, app: app, manifest: shareManifest, router: router) }
         let linkID = LinkID.random()
         let nowSeconds = Int(now.timeIntervalSince1970)
         let expiresAt = nowSeconds + ttl
@@ -395,7 +428,7 @@ final class LinkService: Sendable {
             id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
             expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: try Self.campaign(request.campaign),
-            shortID: ShortID.generate())
+            shortID: ShortID.generate(), path: request.path)
         // `link.created` is queued in the insert's transaction. A taken short id (one in 2^65 per link stored) is
         // drawn again; a conflict that outlasts the tries (the link id itself) is the API's 409.
         let record = try await Self.storing { [store] () async throws -> LinkRecord in
@@ -408,13 +441,17 @@ final class LinkService: Sendable {
                 } catch let error as LinkStoreError where error.code == .conflict && attempt < Self.shortIDAttempts {
                     attempt += 1
                     record.shortID = ShortID.generate()
+                } catch let taken as CustomPathTaken {
+                    throw PathHolder.link(taken.linkID).refusal(record.path ?? taken.path)
                 }
             }
         }
         let tokenURL = router.shareURL(app: app, token: token) ?? ""
         let shortURL = record.shortID.flatMap { router.shareURL(app: app, token: $0) } ?? ""
-        let url = manifest?.share?.url == .short ? shortURL : tokenURL
-        return CreatedLink(id: record.id, app: app, token: token, url: url, shortURL: shortURL, expiresAt: record.expires)
+        let url = shareManifest.share?.url == .short ? shortURL : tokenURL
+        return CreatedLink(
+            id: record.id, app: app, token: token, url: url, shortURL: shortURL,
+            pathURL: record.path.flatMap { Self.customPathURL($0, app: app, router: router) }, expiresAt: record.expires)
     }
 
     /// How many short ids a new link tries before its insert's conflict is answered.

@@ -120,7 +120,9 @@ func buildPublicRouter(_ components: ServerComponents) -> RouteRecorder<LinkdReq
     WebhookRoutes(admin: c.admin, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
     // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.
     c.hotRoutes.register(on: router)
-    WebRoutes(apps: c.bootstrap.apps, stylesheet: c.factory.renderer.stylesheet).register(on: router)
+    WebRoutes(
+        apps: c.bootstrap.apps, stylesheet: c.factory.renderer.stylesheet, customPaths: CustomPathFiles(store: c.store)
+    ).register(on: router)
     // Deferred deep links (store redirects with claim codes, claims) and per-link/app stats.
     DeferredRoutes(deferred: DeferredLinks(
         links: c.links, apps: c.bootstrap.apps, claimPages: c.pages.claims, analytics: c.analytics, configuration: configuration,
@@ -135,7 +137,7 @@ func buildPublicRouter(_ components: ServerComponents) -> RouteRecorder<LinkdReq
     if configuration.console.placement == .public { c.console?.register(on: router) }
     // Added last, so it wraps only the unmatched-request responder (Hummingbird applies a middleware to the endpoints
     // added after it, and to the not-found responder): browsers on an app's link URLs get its pages.
-    router.add(middleware: AppLinkPagesMiddleware(apps: c.bootstrap.apps, limiter: c.limiter))
+    router.add(middleware: AppLinkPagesMiddleware(apps: c.bootstrap.apps, limiter: c.limiter, share: c.shareRoutes))
     // Inside it: a path some route has, asked with a method none takes, is a 405 rather than a page or a 404.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.catalog))
     return router

@@ -19,6 +19,11 @@ enum RequestCost {
     /// than Ed25519 tokens can.
     static let shortID: Double = 5
 
+    /// What a request for a custom path on a share host costs, found or not (`AppLinkPagesMiddleware`): the price
+    /// of a short id, for the same reason — an unknown path costs a store read (one per path and window:
+    /// `StoreFront.customPathWindow`).
+    static let customPath: Double = 5
+
     /// A route that may carry a share token or a short id: 1, or `ed25519Token` when its target or body carries an
     /// Ed25519 share token (a run of exactly its encoded length of base64url characters), or `shortID` when it
     /// carries a run of exactly `ShortID.length` of them.

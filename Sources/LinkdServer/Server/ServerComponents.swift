@@ -41,6 +41,8 @@ struct ServerComponents {
     let console: ConsoleRoutes?
     let deletions: LinkDeletions
     let health: HealthRoutes
+    /// The share pages (the hot routes' and custom paths').
+    let shareRoutes: ShareRoutes
     /// Share pages, resolutions and `/healthz`: read by Hummingbird's router and the event-loop fast path.
     let hotRoutes: HotRouteTable
     /// HTTP-01 answers, with ACME on.
@@ -133,6 +135,7 @@ struct ServerComponents {
                 store: store, sender: WebhookSender(settings: webhookSettings, policy: webhookPolicy, masterKey: bootstrap.masterKey),
                 settings: webhookSettings, metrics: WebhookMetrics(metrics: metrics), logger: logger),
             console: console, deletions: deletions, health: HealthRoutes(store: store, metrics: metrics),
+            shareRoutes: shareRoutes,
             hotRoutes: HotRouteTable(
                 routes: HotRouteTable.linkdRoutes(resolve: resolveRoutes, share: shareRoutes), limiter: limiter,
                 metrics: metrics.http, requestLog: logger.logLevel <= .debug ? logger : nil),

@@ -6,6 +6,7 @@ public import LinkRouter
 ///   but without a preview: the app's name, "Open in <App>" with the custom-scheme URL of the same path (an
 ///   `intent://` link on Android), the store buttons, the web fallback, Open Graph tags and the Smart App Banner
 ///   with the URL as `app-argument`;
+/// - a long link (`/?link=<deep link>&…`, `LongLink`) whose deep link the app resolves: that deep link's landing page;
 /// - any other path: the app's 404 page ("There is no <App> page at this address."), rendered once per app.
 ///
 /// No origin preview is fetched: these URLs carry no signature, so anyone could make linkd ask the origin for any
@@ -56,8 +57,20 @@ public struct AppLinkPages<Page: Sendable>: Sendable {
         guard Self.resolves(resolution) else {
             return notFoundPages[manifest.app] ?? makePage(renderer.unavailable(Self.notFound(manifest)))
         }
+        var shown = url
+        var schemeURL = manifest.schemes.first.map { "\($0):/" + target }
+        // A long link's page is its deep link's: the URL shown and opened is the one it carries (the router
+        // resolved that one, of this app); its fallbacks (`ofl`, `ifl`, `afl`) are not followed.
+        if case .inner(let inner)? = LongLink.parse(url) {
+            shown = inner
+            if let (path, query) = LongLink.pathAndQuery(inner) {
+                schemeURL = manifest.schemes.first.map { "\($0):/" + path + (query.map { "?" + $0 } ?? "") }
+            } else {
+                schemeURL = inner
+            }
+        }
         let page = LandingPage(
-            manifest, url: url, customSchemeURL: manifest.schemes.first.map { "\($0):/" + target }, client: client,
+            manifest, url: shown, customSchemeURL: schemeURL, client: client,
             title: "This link opens in \(manifest.displayName)")
         return makePage(renderer.landing(page, for: client, cachingQRCode: false))
     }

@@ -81,13 +81,26 @@ public struct WellKnownFiles: Sendable {
         var appclips: Apps?
     }
 
-    static func appleAppSiteAssociation(host: String, manifests: [AppManifest]) -> AppleAppSiteAssociation {
+    /// The two files of `host` as `manifests` and the live `customPaths` of their apps (app id → paths) make them:
+    /// what a share host serves while links hold custom paths. Nil when either would be over `maxBytes`.
+    public static func files(
+        host: String, manifests: [AppManifest], customPaths: [String: [String]]
+    ) -> (appleAppSiteAssociation: [UInt8], assetLinks: [UInt8])? {
+        let association = encode(appleAppSiteAssociation(host: host, manifests: manifests, customPaths: customPaths))
+        let links = encode(assetLinks(host: host, manifests: manifests, customPaths: customPaths))
+        guard association.count <= maxBytes, links.count <= maxBytes else { return nil }
+        return (association, links)
+    }
+
+    static func appleAppSiteAssociation(
+        host: String, manifests: [AppManifest], customPaths: [String: [String]] = [:]
+    ) -> AppleAppSiteAssociation {
         var details: [AppleAppSiteAssociation.Detail] = []
         var credentials: [String] = []
         var clips: [String] = []
         for manifest in manifests where !manifest.iosAppIDs.isEmpty {
             let caseSensitive: Bool? = manifest.caseInsensitivePaths ? false : nil
-            let components = manifest.appleLinkComponents(host: host).map { component in
+            let components = manifest.appleLinkComponents(host: host, customPaths: customPaths[manifest.app] ?? []).map { component in
                 AppleAppSiteAssociation.Component(
                     path: component.path, query: component.query.isEmpty ? nil : component.query,
                     exclude: component.exclude ? true : nil, caseSensitive: caseSensitive)
@@ -131,13 +144,13 @@ public struct WellKnownFiles: Sendable {
         enum CodingKeys: String, CodingKey { case relation, target, extensions = "relation_extensions" }
     }
 
-    static func assetLinks(host: String, manifests: [AppManifest]) -> [AssetLinkStatement] {
+    static func assetLinks(host: String, manifests: [AppManifest], customPaths: [String: [String]] = [:]) -> [AssetLinkStatement] {
         manifests.compactMap { manifest in
             guard let package = manifest.androidPackage, !manifest.androidFingerprints.isEmpty else { return nil }
             var statement = AssetLinkStatement(
                 target: .init(packageName: package, fingerprints: manifest.androidFingerprints.map { $0.uppercased() }))
             if manifest.androidDynamicAppLinks {
-                let components = manifest.androidLinkComponents(host: host).map { component in
+                let components = manifest.androidLinkComponents(host: host, customPaths: customPaths[manifest.app] ?? []).map { component in
                     AssetLinkStatement.Component(
                         path: component.path, query: component.query.isEmpty ? nil : component.query,
                         exclude: component.exclude ? true : nil)

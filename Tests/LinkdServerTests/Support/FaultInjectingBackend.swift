@@ -24,6 +24,7 @@ final class FaultInjectingBackend: StoreBackend {
     private let challengeReadCount = Mutex(0)
     private let linkReadCount = Mutex(0)
     private let shortIDReadCount = Mutex(0)
+    private let pathReadCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -45,6 +46,8 @@ final class FaultInjectingBackend: StoreBackend {
     var linkReads: Int { linkReadCount.withLock { $0 } }
     /// How many times a link record was looked for by its short id.
     var shortIDReads: Int { shortIDReadCount.withLock { $0 } }
+    /// How many times a link was read by its custom path.
+    var pathReads: Int { pathReadCount.withLock { $0 } }
     /// How many times the store was pinged (readiness checks).
     var pings: Int { pingCount.withLock { $0 } }
 
@@ -73,6 +76,15 @@ final class FaultInjectingBackend: StoreBackend {
         shortIDReadCount.withLock { $0 += 1 }
         try check()
         return try await base.fetchLink(shortID: shortID)
+    }
+    func fetchLink(app: String, path: String) async throws -> LinkRecord? {
+        pathReadCount.withLock { $0 += 1 }
+        try check()
+        return try await base.fetchLink(app: app, path: path)
+    }
+    func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+        try check()
+        return try await base.liveCustomPaths(app: app, now: now, limit: limit)
     }
     func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try check()

@@ -158,6 +158,7 @@ test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded fr
   recorded.unprocessable = await send('POST', '/v1/links', { bearer: key, json: { params: flow, ttlSeconds: 1 } });
   recorded.unknown_route = await send('POST', '/v1/links', { bearer: key, json: { route: 'No/Such', params: flow } });
   recorded.not_shareable = await send('POST', '/v1/links', { bearer: key, json: { route: 'Library/FlowDetail', params: flow } });
+  recorded.path_taken = await send('POST', '/v1/links', { bearer: key, json: { params: flow, path: '/welcome' } });
   recorded.bad_params = await send('POST', '/v1/links', { bearer: key, json: { params: {} } });
   // The first resolution takes the bucket's one token, then is refused for its app version.
   recorded.bad_app_version = await send('GET', '/v1/resolve?url=x&appVersion=1.x');

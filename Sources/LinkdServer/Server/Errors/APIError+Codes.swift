@@ -22,6 +22,8 @@ extension APIError.Code {
     static let manifestStrandsLinks = APIError.Code("manifest_strands_links")
     /// The app's version in force is not the one the request was made from (`If-Match`, or a concurrent publish).
     static let versionConflict = APIError.Code("version_conflict")
+    /// A new link's custom path is taken (`details.heldBy`: a route, linkd's own prefix, or another link).
+    static let pathTaken = APIError.Code("path_taken")
     /// The app still has live links (retiring it would strand them).
     static let appHasLiveLinks = APIError.Code("app_has_live_links")
     /// A stats request's `format` is neither `json` nor `csv`.

@@ -12,6 +12,7 @@ extension LinkError: APIErrorConvertible {
         case .badParams: APIError(.unprocessableContent, .badParams, message)
         case .notFound: APIError(.notFound, .notFound, message)
         case .conflict: APIError(.conflict, .conflict, message)
+        case .pathTaken: APIError(.conflict, .pathTaken, message, details: holder.map { ["heldBy": $0] })
         default: APIError(.serviceUnavailable, .storeUnavailable, message)
         }
     }

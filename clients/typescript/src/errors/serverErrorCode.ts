@@ -31,6 +31,7 @@ export const KNOWN_SERVER_ERROR_CODES = [
   'app_has_live_links',
   'unknown_state',
   'unsupported_format',
+  'path_taken',
 ] as const;
 
 /** A code this version of the client knows (see {@link KNOWN_SERVER_ERROR_CODES}). */

@@ -1,0 +1,182 @@
+import Foundation
+import LinkRouter
+import LinkStore
+
+/// Custom paths (`CustomPath`): a link's own path on its app's share hosts (`https://links.handz.example/guard-pass`),
+/// answered like its short id — the same pages, the same resolution — for as long as the link holds it.
+///
+/// A path is refused (`409 path_taken`, naming what holds it) when one of the app's route patterns matches it (the
+/// manifest's routes come first), when it starts with one of linkd's own prefixes, or when another link of the app
+/// holds it (in any case: `CustomPath`'s case rule). A revoked or expired link holds its path (and answers 410 there)
+/// until a new link takes it; the old link then no longer answers at that path.
+extension LinkService {
+    /// The most live custom paths an app may hold: its apple-app-site-association and assetlinks.json list each
+    /// (`CustomPathFiles`), and both must stay under `WellKnownFiles.maxBytes`.
+    static let maxCustomPathsPerApp = 200
+
+    /// Prefixes of paths linkd answers itself on every host (compared in lowercase): never a custom path.
+    static let reservedPathPrefixes = ["/s/", "/v1/", "/.well-known/", "/static/", "/admin", "/healthz", "/readyz", "/metrics"]
+
+    /// What holds a path that a new link may not take.
+    enum PathHolder: Encodable, Sendable {
+        case route(String)
+        case reserved(String)
+        case link(String)
+
+        enum CodingKeys: String, CodingKey { case kind, name }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .route(let id): try container.encode("route", forKey: .kind); try container.encode(id, forKey: .name)
+            case .reserved(let prefix): try container.encode("reserved", forKey: .kind); try container.encode(prefix, forKey: .name)
+            case .link(let id): try container.encode("link", forKey: .kind); try container.encode(id, forKey: .name)
+            }
+        }
+
+        /// The 409 a creation of a link on this path gets.
+        /// `path`: the path refused, when it has a custom path's shape (nil: not repeated in the message).
+        func refusal(_ path: String?) -> LinkError {
+            let what = switch self {
+            case .route(let id): "route \(id) of the manifest matches it"
+            case .reserved(let prefix): "linkd answers \(prefix)… itself"
+            case .link(let id): "link \(id) holds it"
+            }
+            return LinkError(.pathTaken, "path \(path.map { $0 + " " } ?? "")is taken: \(what)", holder: self)
+        }
+    }
+
+    /// Checks a new link's `path` against its shape, linkd's prefixes, the app's share path and route patterns, and
+    /// the cap on live paths; the store's unique index decides between links.
+    func checkCustomPath(_ path: String, app: String, manifest: AppManifest, router: Router) async throws(LinkError) {
+        // linkd's own prefixes first (`/.well-known/…` is refused as linkd's, not for its `.`).
+        let lower = CustomPath.key(path)
+        var reserved = Self.reservedPathPrefixes
+        if let share = manifest.share, let literal = share.path.split(separator: "/").first, !literal.hasPrefix(":") {
+            reserved.append("/\(literal.lowercased())/")
+        }
+        for prefix in reserved where lower.hasPrefix(prefix) || lower + "/" == prefix {
+            throw PathHolder.reserved(prefix).refusal(nil)
+        }
+        if let problem = CustomPath.problem(path) { throw LinkError(.invalid, problem) }
+        if let route = routeMatching(path, manifest: manifest, router: router) {
+            throw PathHolder.route(route).refusal(path)
+        }
+        let live = try await Self.storing { try await store.liveCustomPaths(app: app, limit: Self.maxCustomPathsPerApp) }
+        guard live.count < Self.maxCustomPathsPerApp else {
+            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths, the most it may have")
+        }
+    }
+
+    /// Whether a resolution is the one a custom path gets from the router: no pattern matched.
+    static func mayBeCustomPath(_ resolution: Resolution) -> Bool {
+        resolution.outcome == .notFound && resolution.problem?.code == .noMatch
+    }
+
+    /// Whether one of `app`'s route patterns matches `path` (one resolution).
+    func routeMatches(_ path: String, app: String) -> Bool {
+        guard let manifest = router.manifest(app: app), let host = manifest.hosts.first else { return false }
+        let resolution = router.resolve(url: "https://\(host)\(path)", state: nil, app: app)
+        guard resolution.outcome == .notFound, let code = resolution.problem?.code else { return true }
+        return code != .noMatch && code != .unknownApp
+    }
+
+    /// The route one of `manifest`'s patterns opens at `path` (on any of its hosts), or nil when none matches.
+    private func routeMatching(_ path: String, manifest: AppManifest, router: Router) -> String? {
+        guard let host = manifest.hosts.first else { return nil }
+        let url = "https://\(host)\(path)"
+        let resolution = router.resolve(url: url, state: nil, app: manifest.app)
+        if resolution.outcome == .notFound, let code = resolution.problem?.code, code == .noMatch || code == .unknownApp { return nil }
+        // The route the pattern names: as a state that may open it sees it (the signed-out state may be intercepted).
+        for state in manifest.states {
+            let opened = router.resolve(url: url, state: state, app: manifest.app)
+            if opened.outcome == .route, let route = opened.route { return route }
+        }
+        return resolution.intercept?.continuation?.route ?? resolution.route ?? "(a route pattern)"
+    }
+
+    /// The URL of a custom path: on the app's first share host.
+    static func customPathURL(_ path: String, app: String, router: Router) -> String? {
+        guard let host = router.manifest(app: app)?.shareHosts.first else { return nil }
+        return "https://\(host)\(path)"
+    }
+
+    // MARK: Answering at a custom path
+
+    /// The app and path `url` names when it may be a custom path: an http(s) URL on a share host of an app, whose
+    /// path (as written, one trailing `/` allowed, as routes allow it) has a custom path's shape and is not linkd's.
+    func customPathCandidate(url: String) -> (app: String, path: String)? {
+        guard let (path, _) = LongLink.pathAndQuery(url), let start = url.range(of: "://") else { return nil }
+        let authority = url[start.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return customPathCandidate(host: String(authority), path: path)
+    }
+
+    /// `customPathCandidate` of a request: its `Host` and the path of its target.
+    func customPathCandidate(host: String, path: Substring) -> (app: String, path: String)? {
+        var path = path
+        if path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard CustomPath.isShape(path) else { return nil }
+        let lower = CustomPath.key(String(path))
+        guard !Self.reservedPathPrefixes.contains(where: { lower.hasPrefix($0) || lower + "/" == $0 }) else { return nil }
+        let hostname = Authority.hostname(host)
+        guard let app = router.shareApp(host: hostname), router.manifest(app: app)?.shareHosts.contains(hostname) == true else { return nil }
+        return (app, String(path))
+    }
+
+    /// What memory says of the link at a custom path: its record (when it holds the path in this spelling), none,
+    /// or unknown to memory (`needsRecord` with a key `load` reads).
+    enum PathVerdict {
+        case link(LinkRecord?)
+        case needsRecord(String)
+    }
+
+    /// The link at `path` of `app` from memory.
+    func cachedPathLink(app: String, path: String) -> PathVerdict {
+        switch store.cachedLink(app: app, path: path) {
+        case .unknown: .link(nil)
+        case .miss: .needsRecord(Self.pathKey(app: app, path: path))
+        case .record(let record): .link(holds(record, path: path) ? record : nil)
+        }
+    }
+
+    /// The link at `path` of `app`, reading the store when memory does not know; nil for none (a store failure too).
+    func pathLink(app: String, path: String) async -> LinkRecord? {
+        guard let record = try? await store.link(app: app, path: path) else { return nil }
+        return holds(record, path: path) ? record : nil
+    }
+
+    /// Whether `record` answers at `path`: it holds it in this spelling (any case in an app whose manifest says
+    /// `caseInsensitivePaths`, as its routes do).
+    private func holds(_ record: LinkRecord, path: String) -> Bool {
+        guard let held = record.path else { return false }
+        if held == path { return true }
+        return router.manifest(app: record.app)?.caseInsensitivePaths == true && CustomPath.key(held) == CustomPath.key(path)
+    }
+
+    /// The URL `url` resolves as: a custom path's link's short URL, when `url` (or the deep link of a long link) is
+    /// one; else `url`. `nil` when memory does not know the path: `missing` gets the key `load` reads. Asked only
+    /// when the router matched no pattern (`mayBeCustomPath`): a route of the app comes first.
+    func customPathTarget(_ url: String, missing: inout [String]) -> String? {
+        var candidateURL = url
+        if case .inner(let inner)? = LongLink.parse(url) { candidateURL = inner }
+        guard let (app, path) = customPathCandidate(url: candidateURL) else { return url }
+        if candidateURL != url, router.app(for: url) != app { return url }
+        switch cachedPathLink(app: app, path: path) {
+        case .needsRecord(let key):
+            missing.append(key)
+            return nil
+        case .link(let record):
+            guard let shortID = record?.shortID, let short = router.shareURL(app: app, token: shortID) else { return url }
+            return short
+        }
+    }
+
+    /// The `needsRecord` key of a custom path (a short id or a link id never starts with `/`).
+    static func pathKey(app: String, path: String) -> String { app + path }
+
+    /// Reads the link of a `pathKey` into memory.
+    func loadPath(_ key: String) async {
+        guard let slash = key.firstIndex(of: "/") else { return }
+        _ = try? await store.link(app: String(key[..<slash]), path: String(key[slash...]))
+    }
+}
