@@ -137,10 +137,14 @@ public struct LinkdClient: Sendable {
     ///   - ttl: how long it opens (whole seconds, 60 s at least; default: the server's `defaultTTLSeconds`).
     ///   - title: the title the landing page shows when the app's origin gives none.
     ///   - owner: the app's user id of its owner, so that all of a user's links can be revoked at once.
+    ///   - path: a custom path on the app's share host (`/guard-pass`: letters, digits, `-`, `_`, `/`, at most 128
+    ///     bytes); a path a route, linkd or another live link holds is the server's `path_taken`.
     public func createShareLink(
-        route: String? = nil, params: [String: String], ttl: Duration? = nil, title: String? = nil, owner: String? = nil
+        route: String? = nil, params: [String: String], ttl: Duration? = nil, title: String? = nil, owner: String? = nil,
+        path: String? = nil
     ) async throws(LinkdClientError) -> CreatedShareLink {
-        let body = CreateShareLinkBody(route: route, params: params, ttlSeconds: ttl.map { Int($0.components.seconds) }, owner: owner, title: title)
+        let body = CreateShareLinkBody(
+            route: route, params: params, ttlSeconds: ttl.map { Int($0.components.seconds) }, owner: owner, title: title, path: path)
         return try await exchange.send(try post("v1/links", body: body, authorized: true), safety: .refusedOnly, as: CreatedShareLink.self)
     }
 

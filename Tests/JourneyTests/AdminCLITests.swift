@@ -133,6 +133,18 @@ struct AdminCLITests {
         let revokedOnly = try run(["links", "list", "--status", "revoked"])
         #expect(revokedOnly.stdout.contains(linkID) && revokedOnly.stdout.split(separator: "\n").count == 2, "\(revokedOnly.stdout)")
 
+        // A custom path: printed with the link, shown by the inspector; the same path again is refused, naming its holder.
+        let withPath = try run([
+            "links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--owner", "cy", "--path", "/cli-poster",
+        ])
+        #expect(withPath.status == 0 && withPath.stdout.contains("path url:   https://links.handz.example/cli-poster"), "\(withPath.stdout)")
+        let pathLinkID = try #require(withPath.stdout.split(separator: "\n").first { $0.hasPrefix("id:") }?.split(separator: " ").last.map(String.init))
+        #expect(try run(["links", "show", pathLinkID]).stdout.contains("path url:     https://links.handz.example/cli-poster"))
+        let pathTaken = try run([
+            "links", "create", "--app", "handz", "--param", "flowId=\(UUID().uuidString.lowercased())", "--path", "/cli-poster",
+        ])
+        #expect(pathTaken.status != 0 && pathTaken.stderr.contains("path_taken") && pathTaken.stderr.contains(pathLinkID), "\(pathTaken.stderr)")
+
         // Disable a user: every active link of the owner.
         let disabled = try run(["revoke-owner", "--app", "handz", "--owner", "bo"])
         #expect(disabled.status == 0 && disabled.stdout.contains("revoked 3 links of owner bo in handz"), "\(disabled.stdout)")

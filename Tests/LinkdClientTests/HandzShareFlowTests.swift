@@ -18,6 +18,18 @@ struct HandzShareFlowTests {
         let shortURL = try #require(link.shortURL)
         #expect(shortURL.host == "links.handz.example" && shortURL.lastPathComponent.count == 11)
         #expect(try await sharer.shareLink(id: link.id).shortURL == shortURL, "the inspector's view carries it too")
+        #expect(link.pathURL == nil)
+        // A printed poster's link: a custom path, answered and resolved like the token's URL.
+        let poster = try await sharer.createShareLink(params: ["flowId": flowID], path: "/guard-pass-\(flowID.prefix(8))")
+        let pathURL = try #require(poster.pathURL)
+        #expect(pathURL.absoluteString == "https://links.handz.example/guard-pass-\(flowID.prefix(8))")
+        #expect(try await sharer.shareLink(id: poster.id).pathURL == pathURL)
+        do {
+            _ = try await sharer.createShareLink(params: ["flowId": flowID], path: pathURL.path)
+            Issue.record("a held path was given twice")
+        } catch {
+            #expect(error.serverError?.code == .pathTaken && error.serverError?.status == 409, "\(error)")
+        }
 
         // The receiver's app: onOpenURL → resolve → plan. Resolving needs no key.
         let receiver = LinkdClient(baseURL: daemon.baseURL)
@@ -25,6 +37,8 @@ struct HandzShareFlowTests {
         let signedOut = try await receiver.resolve(link.url, state: "signedOut").plan(for: "signedOut")
         #expect(try await receiver.resolve(shortURL, state: "signedOut").plan(for: "signedOut") == signedOut,
                 "the short URL resolves as the token's")
+        #expect(try await receiver.resolve(pathURL, state: "signedOut").plan(for: "signedOut") == signedOut,
+                "the custom path resolves as the token's")
         #expect(signedOut.outcome == .route)
         #expect(signedOut.tab == nil && signedOut.tabBarVisible == false, "signed out has no tab shell")
         #expect(signedOut.root == .init(route: "Auth/WelcomeGate", params: ["flowId": flowID]))

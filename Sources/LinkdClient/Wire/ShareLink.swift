@@ -14,16 +14,19 @@ public struct CreatedShareLink: Codable, Sendable, Hashable {
     /// The link's short URL (`https://links.handz.example/s/<11 base62 characters>`), which opens exactly what the
     /// token's does; nil from a server older than short ids.
     public var shortURL: URL?
+    /// The URL of the custom path it was made with (`https://links.handz.example/guard-pass`); nil without one.
+    public var pathURL: URL?
     /// When it stops opening.
     public var expiresAt: Date
 
     /// Creates a value (tests, previews).
-    public init(id: String, app: String, token: String, url: URL, shortURL: URL? = nil, expiresAt: Date) {
+    public init(id: String, app: String, token: String, url: URL, shortURL: URL? = nil, pathURL: URL? = nil, expiresAt: Date) {
         self.id = id
         self.app = app
         self.token = token
         self.url = url
         self.shortURL = shortURL
+        self.pathURL = pathURL
         self.expiresAt = expiresAt
     }
 }
@@ -54,11 +57,14 @@ public struct ShareLink: Codable, Sendable, Hashable {
     public var lastOpenedAt: Date?
     /// Its short URL; nil for a link made before short ids (or from a server older than them).
     public var shortURL: URL?
+    /// Its custom path's URL while it holds one (a path passes to a new link once this one is revoked or expired).
+    public var pathURL: URL?
 
     /// Creates a value (tests, previews).
     public init(
         id: String, app: String, route: String, params: [String: String], owner: String? = nil, title: String? = nil,
-        status: String, createdAt: Date, expiresAt: Date, clicks: Int, lastOpenedAt: Date? = nil, shortURL: URL? = nil
+        status: String, createdAt: Date, expiresAt: Date, clicks: Int, lastOpenedAt: Date? = nil, shortURL: URL? = nil,
+        pathURL: URL? = nil
     ) {
         self.id = id
         self.app = app
@@ -72,6 +78,7 @@ public struct ShareLink: Codable, Sendable, Hashable {
         self.clicks = clicks
         self.lastOpenedAt = lastOpenedAt
         self.shortURL = shortURL
+        self.pathURL = pathURL
     }
 }
 
@@ -82,6 +89,7 @@ struct CreateShareLinkBody: Encodable, Sendable {
     var ttlSeconds: Int?
     var owner: String?
     var title: String?
+    var path: String?
 }
 
 /// `POST /v1/resolve`'s body.

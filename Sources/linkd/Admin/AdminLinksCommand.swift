@@ -15,7 +15,7 @@ struct AdminLinksCommand: AsyncParsableCommand {
             ("id", text["id"]), ("app", text["app"]), ("route", text["route"]), ("params", text.pairs("params")),
             ("owner", text["owner"]), ("title", text["title"]), ("status", text["status"]), ("created", text["createdAt"]),
             ("expires", text["expiresAt"]), ("clicks", text["clicks"]), ("last opened", text["lastOpenedAt"] ?? "never"),
-            ("short url", text["shortURL"]),
+            ("short url", text["shortURL"]), ("path url", text["pathURL"]),
         ]).render()
     }
 
@@ -39,6 +39,8 @@ struct AdminLinksCommand: AsyncParsableCommand {
         @Option(help: "A display title.") var title: String?
         @Option(help: "Lifetime: a number and s, m, h or d (default: the daemon's defaultTTLSeconds).") var ttl: String?
         @Option(help: "hmac-sha256 (default) or ed25519.") var suite: String?
+        @Option(help: "A custom path on the app's share host (/guard-pass: letters, digits, -, _, /; at most 128 bytes).")
+        var path: String?
 
         func request() throws(AdminFailure) -> AdminRequest {
             var pairs: [String: String] = [:]
@@ -53,6 +55,7 @@ struct AdminLinksCommand: AsyncParsableCommand {
             if let owner { body["owner"] = owner }
             if let title { body["title"] = title }
             if let suite { body["suite"] = suite }
+            if let path { body["path"] = path }
             if let ttl {
                 do { body["ttlSeconds"] = Int(try TTL.parse(ttl)) } catch { throw AdminFailure(.usage, "\(error)") }
             }
@@ -61,8 +64,8 @@ struct AdminLinksCommand: AsyncParsableCommand {
         func render(_ answer: [String: Any]) -> String {
             let link = JSONText(answer)
             return FieldList([
-                ("id", link["id"]), ("app", link["app"]), ("url", link["url"]), ("short url", link["shortURL"]), ("token", link["token"]),
-                ("expires", link["expiresAt"]),
+                ("id", link["id"]), ("app", link["app"]), ("url", link["url"]), ("short url", link["shortURL"]),
+                ("path url", link["pathURL"]), ("token", link["token"]), ("expires", link["expiresAt"]),
             ]).render()
         }
     }

@@ -150,7 +150,8 @@ export class LinkdClient {
 
   /**
    * Makes a share link of the key's app (`POST /v1/links`). Not retried after failures that might have made it.
-   * Refusals are typed: `not_shareable`, `unknown_route`, `bad_params`, `unprocessable` (a TTL under 60 s).
+   * Refusals are typed: `not_shareable`, `unknown_route`, `bad_params`, `unprocessable` (a TTL under 60 s, a path of
+   * the wrong shape), `path_taken` (a custom path a route, linkd or another live link holds).
    */
   createShareLink(link: CreateShareLinkOptions, options: CallOptions = {}): Promise<CreatedShareLink> {
     const body: Record<string, unknown> = { params: link.params };
@@ -158,6 +159,7 @@ export class LinkdClient {
     if (link.ttlSeconds !== undefined) body.ttlSeconds = link.ttlSeconds;
     if (link.owner !== undefined) body.owner = link.owner;
     if (link.title !== undefined) body.title = link.title;
+    if (link.path !== undefined) body.path = link.path;
     return this.authorized((apiKey) =>
       exchange(this.transport, { method: 'POST', url: this.url('v1/links'), body, apiKey, signal: options.signal }, 'refusedOnly', decodeCreatedShareLink),
     );

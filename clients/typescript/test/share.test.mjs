@@ -51,6 +51,16 @@ test('share then revoke: a link of every shareable route of every seed app opens
           assert.deepEqual(resolution.params, shareable.params);
         }
       }
+      assert.equal(created.pathURL, undefined, 'no custom path asked, none given');
+      // The same target with a custom path: its URL resolves as the token's; the path given twice is path_taken.
+      const path = `/ts-${created.id.slice(0, 12)}`;
+      const withPath = await client.createShareLink({ route: shareable.route, params: shareable.params, path });
+      assert.ok(withPath.pathURL?.endsWith(path), String(withPath.pathURL));
+      assert.equal((await client.shareLink(withPath.id)).pathURL, withPath.pathURL);
+      const byPath = await resolveBothWays(client, withPath.pathURL, app.states[0]);
+      assert.equal(byPath.link?.id, withPath.id, 'the custom path resolves as its link');
+      const taken = await client.createShareLink({ route: shareable.route, params: shareable.params, path }).then(() => undefined, (e) => e);
+      assert.ok(taken instanceof LinkdError && taken.code === 'path_taken' && taken.status === 409, String(taken));
       const revoked = await client.revokeShareLink(created.id);
       assert.equal(revoked.status, 'revoked');
       assert.equal(revoked.id, created.id);

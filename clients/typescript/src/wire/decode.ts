@@ -172,6 +172,7 @@ export function decodeCreatedShareLink(value: unknown, path = 'createdShareLink'
     expiresAt: string(source.expiresAt, `${path}.expiresAt`),
   };
   optional(out, 'shortURL', source, path, string);
+  optional(out, 'pathURL', source, path, string);
   return out;
 }
 
@@ -192,5 +193,6 @@ export function decodeShareLink(value: unknown, path = 'shareLink'): ShareLink {
   optional(out, 'title', source, path, string);
   optional(out, 'lastOpenedAt', source, path, string);
   optional(out, 'shortURL', source, path, string);
+  optional(out, 'pathURL', source, path, string);
   return out;
 }

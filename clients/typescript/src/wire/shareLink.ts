@@ -15,6 +15,8 @@ export interface CreatedShareLink {
   /** The link's short URL (`https://links.handz.example/s/<11 base62 characters>`), which opens exactly what the
    * token's does; absent from a server older than short ids. */
   shortURL?: string;
+  /** The URL of the custom path it was made with (`https://links.handz.example/guard-pass`); absent without one. */
+  pathURL?: string;
   /** When it stops opening (RFC 3339). */
   expiresAt: string;
 }
@@ -45,6 +47,8 @@ export interface ShareLink {
   lastOpenedAt?: string;
   /** Its short URL; absent for a link made before short ids. */
   shortURL?: string;
+  /** Its custom path's URL while it holds one (a path passes to a new link once this one is revoked or expired). */
+  pathURL?: string;
 }
 
 /** What `createShareLink` takes (`POST /v1/links`'s body). */
@@ -59,4 +63,7 @@ export interface CreateShareLinkOptions {
   title?: string;
   /** The app's user id of its owner, so that all of a user's links can be revoked at once. */
   owner?: string;
+  /** A custom path on the app's share host (`/guard-pass`: letters, digits, `-`, `_`, `/`, at most 128 bytes); a path
+   * a route, linkd or another live link holds is the server's `path_taken`. */
+  path?: string;
 }
