@@ -88,6 +88,49 @@ import Testing
         }
     }
 
+    /// The penalty as ISO/IEC 18004 7.8.3 words it, module by module, to hold the fast scorer to: random grids of
+    /// every version's size, and grids made of finder-like runs.
+    @Test func penaltyScoreMatchesTheRulesAsWritten() {
+        func reference(_ modules: [[Bool]]) -> Int {
+            let size = modules.count
+            let lines = modules + (0..<size).map { x in modules.map { $0[x] } }
+            var total = 0
+            for line in lines {
+                var run = 1
+                for index in 1...line.count {
+                    if index < line.count, line[index] == line[index - 1] { run += 1 } else {
+                        if run >= 5 { total += 3 + run - 5 }
+                        run = 1
+                    }
+                }
+                let pattern: [Bool] = [true, false, true, true, true, false, true], light = [Bool](repeating: false, count: 4)
+                for start in 0..<max(0, line.count - 10) {
+                    let window = Array(line[start..<(start + 11)])
+                    if window == light + pattern { total += 40 }
+                    if window == pattern + light { total += 40 }
+                }
+            }
+            for y in 0..<(size - 1) {
+                for x in 0..<(size - 1) where Set([modules[y][x], modules[y][x + 1], modules[y + 1][x], modules[y + 1][x + 1]]).count == 1 {
+                    total += 3
+                }
+            }
+            let dark = modules.joined().filter { $0 }.count, cells = size * size
+            return total + max(0, (abs(dark * 20 - cells * 10) + cells - 1) / cells - 1) * 10
+        }
+        var generator = SystemRandomNumberGenerator()
+        let finderish: [Bool] = [false, false, false, false, true, false, true, true, true, false, true, false, false, false, false]
+        for version in 1...10 {
+            let size = 17 + 4 * version
+            for density in [0.5, 0.2, 0.8] {
+                let grid = (0..<size).map { _ in (0..<size).map { _ in Double.random(in: 0..<1, using: &generator) < density } }
+                #expect(QRPenalty.score(grid) == reference(grid), "version \(version), density \(density)")
+            }
+            let striped = (0..<size).map { y in (0..<size).map { x in finderish[(x + y * 3) % finderish.count] } }
+            #expect(QRPenalty.score(striped) == reference(striped), "finder-like runs, version \(version)")
+        }
+    }
+
     @Test func tooLongAndBadMaskAreErrors() {
         #expect(throws: QRCodeError.self) { try QRCode.encode([UInt8](repeating: 0x41, count: 214)) }
         #expect(throws: QRCodeError.self) { try QRCode.encode("x", mask: 8) }

@@ -151,58 +151,63 @@ struct QRMatrix {
     }
 }
 
-/// The four penalty rules of ISO/IEC 18004 section 7.8.3.
+/// The four penalty rules of ISO/IEC 18004 section 7.8.3, over the grid laid out flat: every row and column read once
+/// for rules 1 and 3 (runs, and finder-like patterns as a sliding window of 11 bits), no array per line or window —
+/// each of the eight masks is scored for every share page rendered, and a page of a link not yet rendered spent half
+/// its time here before (`QRCodeTests.penaltyScoreMatchesTheRulesAsWritten` holds it to the rules as written).
 enum QRPenalty {
     static func score(_ modules: [[Bool]]) -> Int {
         let size = modules.count
-        let columns = (0..<size).map { x in modules.map { $0[x] } }
-        var total = 0
-        for line in modules + columns {
-            total += runPenalty(line) + finderLikePenalty(line)
-        }
-        for y in 0..<(size - 1) {
-            for x in 0..<(size - 1) {
-                let colour = modules[y][x]
-                if modules[y][x + 1] == colour, modules[y + 1][x] == colour, modules[y + 1][x + 1] == colour {
-                    total += 3
+        var flat: [Bool] = []
+        flat.reserveCapacity(size * size)
+        for row in modules { flat.append(contentsOf: row) }
+        return flat.withUnsafeBufferPointer { grid in
+            var total = 0
+            for index in 0..<size {
+                total += linePenalty(grid, start: index * size, step: 1, count: size)
+                total += linePenalty(grid, start: index, step: size, count: size)
+            }
+            // Rule 2: 3 points for each 2×2 block of one colour.
+            for y in 0..<(size - 1) {
+                for x in 0..<(size - 1) {
+                    let at = y * size + x
+                    let colour = grid[at]
+                    if grid[at + 1] == colour, grid[at + size] == colour, grid[at + size + 1] == colour { total += 3 }
                 }
             }
+            // Rule 4: 10 points for each 5 % the dark modules' share is away from half.
+            var dark = 0
+            for module in grid where module { dark += 1 }
+            let cells = size * size
+            let deviation = (abs(dark * 20 - cells * 10) + cells - 1) / cells - 1
+            return total + max(0, deviation) * 10
         }
-        let dark = modules.reduce(0) { $0 + $1.filter { $0 }.count }
-        let cells = size * size
-        let deviation = (abs(dark * 20 - cells * 10) + cells - 1) / cells - 1
-        total += max(0, deviation) * 10
-        return total
     }
 
-    /// Rule 1: 3 points for a run of 5 same-coloured modules, plus 1 for each module beyond 5.
-    private static func runPenalty(_ line: [Bool]) -> Int {
+    /// Rules 1 and 3 along one row or column: 3 points for a run of 5 same-coloured modules, plus 1 for each module
+    /// beyond 5; 40 points for each 1:1:3:1:1 finder-like pattern with four light modules on either side.
+    private static func linePenalty(_ grid: UnsafeBufferPointer<Bool>, start: Int, step: Int, count: Int) -> Int {
+        let lightThenPattern = 0b0000_1011101, patternThenLight = 0b1011101_0000
         var total = 0
+        var previous = grid[start]
         var run = 1
-        for index in 1...line.count {
-            if index < line.count, line[index] == line[index - 1] {
+        var window = previous ? 1 : 0
+        for offset in 1..<count {
+            let dark = grid[start + offset * step]
+            if dark == previous {
                 run += 1
             } else {
                 if run >= 5 { total += 3 + run - 5 }
                 run = 1
+                previous = dark
+            }
+            window = (window << 1 | (dark ? 1 : 0)) & 0x7FF
+            if offset >= 10 {
+                if window == lightThenPattern { total += 40 }
+                if window == patternThenLight { total += 40 }
             }
         }
-        return total
-    }
-
-    /// Rule 3: 40 points for each 1:1:3:1:1 finder-like pattern with four light modules on either side.
-    private static func finderLikePenalty(_ line: [Bool]) -> Int {
-        let pattern: [Bool] = [true, false, true, true, true, false, true]
-        let light = [Bool](repeating: false, count: 4)
-        let before = light + pattern
-        let after = pattern + light
-        var total = 0
-        guard line.count >= 11 else { return 0 }
-        for start in 0...(line.count - 11) {
-            let window = Array(line[start..<(start + 11)])
-            if window == before { total += 40 }
-            if window == after { total += 40 }
-        }
+        if run >= 5 { total += 3 + run - 5 }
         return total
     }
 }

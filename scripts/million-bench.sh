@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The share page over a million links (docs/benchmarks.md, "A million links"): a SQLite store filled with LINKS links
+# (default 1,000,000, COIN's Canvas: its manifest fetches no origin preview, so the figure is linkd's own) after
+# linkd's first start, then GET /s/<short id> with wrk (32 connections, SECONDS each, eventLoopThreads: 1) three ways:
+#   cached   one link, always in memory (the ceiling);
+#   zipf     link rank r drawn with probability ∝ 1/r (a few links take most opens, a long tail of one-off hits);
+#   uniform  every link equally likely (a crawler walking the store: almost every open misses the cache).
+# Prints `cached-rps N`, `zipf-rps N`, `uniform-rps N` with their p99, their ratios to the cached figure, and the
+# daemon's resident size after the runs (`rss-mb N`).
+# Usage: scripts/million-bench.sh [SECONDS]   LINKS=… LINKD_BIN=… (default .build/release/linkd, built first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+links=${LINKS:-1000000}
+scripts/ensure-deps.sh bench
+if [ -z "${LINKD_BIN:-}" ]; then
+  scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
+fi
+bin=${LINKD_BIN:-.build/release/linkd}
+work=$(mktemp -d /tmp/linkd-million.XXXXXX)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -m 700 "$work/data"
+printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: 1\ndataDir: %s\n' "$work/data" >"$work/linkd.yaml"
+
+start() {
+  "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do grep -q "listening on" "$work/out" && break; sleep 0.1; done
+  base=$(sed -n 's/^linkd: listening on //p' "$work/out")
+  [ -n "$base" ] || { cat "$work/out" >&2; exit 1; }
+}
+start; kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+begin=$SECONDS
+sqlite3 "$work/data/linkd.sqlite" "PRAGMA synchronous = OFF; PRAGMA cache_size = -2000000;
+  WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < $links - 1)
+  INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, short_id)
+  SELECT printf('%032x', i), 'coin', 'Canvas', '{\"coinId\":\"coin-' || i || '\"}', NULL, 'COIN ' || i,
+    '2026-01-01 00:00:00.000', '2036-01-01 00:00:00.000', 1, 'active', printf('m%010d', i) FROM l;
+  PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+seq -f 'm%010g' 0 $(( links - 1 )) >"$work/ids"
+echo "store: $links links, $(du -m "$work/data/linkd.sqlite" | cut -f1) MiB, filled in $(( SECONDS - begin )) s"
+
+cat >"$work/pick.lua" <<'LUA'
+local ids = {}
+for line in io.lines(os.getenv("MILLION_IDS")) do ids[#ids + 1] = line end
+local n, mode = #ids, os.getenv("MILLION_MODE")
+local seeded = false
+request = function()
+  if not seeded then math.randomseed(os.time() + math.floor(os.clock() * 1e6)); seeded = true end
+  local i = 1
+  if mode == "uniform" then i = math.random(n)
+  elseif mode == "zipf" then i = math.min(n, math.floor(math.exp(math.random() * math.log(n + 1))))
+  end
+  return wrk.format("GET", "/s/" .. ids[i])
+end
+LUA
+
+start
+curl -sf -o /dev/null "$base/s/m0000000000" || { echo "million-bench: /s/m0000000000 does not answer" >&2; exit 1; }
+echo "rss at start: $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status")"
+declare -A rps
+for mode in cached zipf uniform; do
+  out=$(MILLION_IDS="$work/ids" MILLION_MODE=$mode wrk -t 1 -c 32 -d "${secs}s" --latency -s "$work/pick.lua" "$base")
+  rps[$mode]=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' <<<"$out")
+  p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+  errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" || true)
+  echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors)}"
+done
+awk -v c="${rps[cached]}" -v z="${rps[zipf]}" -v u="${rps[uniform]}" \
+  'BEGIN { printf "zipf/cached %.2f (target ≥ 0.80), uniform/cached %.2f (target ≥ 0.25)\n", z / c, u / c }'
+echo "rss-mb $(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")   (target < 200)"
