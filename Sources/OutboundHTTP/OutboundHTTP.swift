@@ -5,7 +5,8 @@ import Foundation
 /// linkd's one HTTP client: libcurl, one easy handle per request on a thread of its own, so no event loop or
 /// cooperative-pool thread ever waits on the network. The only code in linkd that touches curl.
 /// TLS is verified, redirects are not followed, every request has a connect and a total time limit, and the
-/// response body (and its headers, at most `maxHeaderBytes`) is cut off past its cap.
+/// response body (and its headers, at most `maxHeaderBytes`) is cut off past its cap — but for a download
+/// (`OutboundRequest.bodyStream`), whose 2xx body is handed over as it comes, held to a stall limit instead.
 public enum OutboundHTTP {
     /// Most bytes of response header lines kept; more aborts the transfer as `tooLarge`.
     public static let maxHeaderBytes = 64 * 1024
