@@ -11,7 +11,7 @@ extension LinkService {
     /// The sizes of an export.
     enum ExportCaps {
         /// Links read per store page (one listing statement each, `LinkListSQL`), and written as one chunk of the
-        /// body: about 190 KB of CSV or 315 KB of NDJSON (measured: docs/benchmarks.md), the most an export holds at once
+        /// body: about 190 KB of CSV or 315 KB of NDJSON (docs/benchmarks.md), the most an export holds at once
         /// beside what the socket buffers.
         static let pageSize = 500
         /// Exports running at once on one instance; one more is answered 429 (`LinkExportGate`).
