@@ -42,6 +42,12 @@ public struct JSONBytes: Sendable {
         string(value)
     }
 
+    /// A string member, `null` when `value` is nil (for records whose every key is always written).
+    public mutating func fieldOrNull(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { raw("null".utf8) }
+    }
+
     /// An object of string members, in key order.
     public mutating func dictionary(_ values: [String: String]) {
         open()

@@ -5,7 +5,8 @@ import Foundation
 /// linkd's one HTTP client: libcurl, one easy handle per request on a thread of its own, so no event loop or
 /// cooperative-pool thread ever waits on the network. The only code in linkd that touches curl.
 /// TLS is verified, redirects are not followed, every request has a connect and a total time limit, and the
-/// response body (and its headers, at most `maxHeaderBytes`) is cut off past its cap.
+/// response body (and its headers, at most `maxHeaderBytes`) is cut off past its cap — but for a download
+/// (`OutboundRequest.bodyStream`), whose 2xx body is handed over as it comes, held to a stall limit instead.
 public enum OutboundHTTP {
     /// Most bytes of response header lines kept; more aborts the transfer as `tooLarge`.
     public static let maxHeaderBytes = 64 * 1024
@@ -46,7 +47,20 @@ public enum OutboundHTTP {
         var headerBytes = 0
         let limit: Int
         var overflowed = false
-        init(limit: Int) { self.limit = limit }
+        /// A 2xx body's way out, when the request streams it.
+        let stream: OutboundBodyStream?
+        /// The stream refused a piece.
+        var streamFailed = false
+        init(limit: Int, stream: OutboundBodyStream?) {
+            self.limit = limit
+            self.stream = stream
+        }
+
+        /// Whether the response whose head was read is a 2xx (its status line is `HTTP/x 2xx …`).
+        var isSuccess: Bool {
+            guard let status = headerLines.first?.split(separator: " ").dropFirst().first else { return false }
+            return status.count == 3 && status.hasPrefix("2")
+        }
     }
 
     private static let writeBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
@@ -54,6 +68,13 @@ public enum OutboundHTTP {
         guard let data, let context else { return 0 }
         let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
+        if let stream = sink.stream, sink.isSuccess {
+            guard stream.write(UnsafeRawBufferPointer(start: data, count: length)) else {
+                sink.streamFailed = true
+                return 0  // curl aborts with CURLE_WRITE_ERROR
+            }
+            return length
+        }
         guard sink.body.count + length <= sink.limit else {
             sink.overflowed = true
             return 0  // curl aborts with CURLE_WRITE_ERROR
@@ -124,7 +145,7 @@ public enum OutboundHTTP {
         _ = globalInit
         guard let handle = curl_easy_init() else { return .failure(OutboundFailure(.transport, "curl_easy_init failed")) }
         defer { curl_easy_cleanup(handle) }
-        let sink = Sink(limit: request.limits.maxResponseBytes)
+        let sink = Sink(limit: request.limits.maxResponseBytes, stream: request.bodyStream)
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
 
@@ -155,8 +176,14 @@ public enum OutboundHTTP {
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeoutMilliseconds)
-                        _ = CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.totalTimeoutMilliseconds)
-                        _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxResponseBytes))
+                        if let stream = request.bodyStream {
+                            // No total limit and no size cap (the error answers' cap is the sink's): a stall fails it.
+                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (stream.stallTimeoutMilliseconds + 999) / 1000))
+                        } else {
+                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.totalTimeoutMilliseconds)
+                            _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxResponseBytes))
+                        }
                         _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList.map { UnsafeMutableRawPointer($0) })
                         if let addressGuard {
                             _ = CCurlShims_easy_setopt_opensocket_callback(handle, openSocket)
@@ -200,6 +227,9 @@ public enum OutboundHTTP {
                     }
                 }
             }
+        }
+        if sink.streamFailed {
+            return .failure(OutboundFailure(.transport, "the body could not be written"))
         }
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(OutboundFailure(.tooLarge, "the response is larger than \(limits.maxResponseBytes) bytes"))

@@ -60,6 +60,9 @@ public struct OutboundRequest: Sendable {
     /// A PEM file of the certificate authorities to trust for this request's TLS instead of the system's
     /// (curl's `CURLOPT_CAINFO`), for a private server such as a test ACME CA; nil: the system's trust store.
     public var caCertificatesFile: String?
+    /// Where a 2xx response's body goes as it arrives, instead of into `OutboundResponse.body` (which is then empty):
+    /// for downloads of any size. nil: the body is collected, up to `limits.maxResponseBytes`.
+    public var bodyStream: OutboundBodyStream?
 
     /// A request; `allowedSchemes` is `http,https`, nothing is pinned and every address allowed unless given.
     public init(
@@ -78,6 +81,24 @@ public struct OutboundRequest: Sendable {
         self.limits = limits
         self.allowedSchemes = allowedSchemes
         self.pinnedAddresses = pinnedAddresses
+    }
+}
+
+/// A download's way out: a 2xx body is handed over piece by piece as it arrives, and no cap applies to it; a response
+/// of any other status is collected as usual (an error answer, up to `maxResponseBytes`). Without a total time
+/// limit (a large download takes as long as it takes), the transfer fails as `timedOut` when it stalls: less than one
+/// byte a second for `stallTimeoutMilliseconds` (curl's low-speed limit), or no connection within the connect limit.
+public struct OutboundBodyStream: Sendable {
+    /// Called on the transfer's thread with each piece of the body, in order; false ends the transfer as failed
+    /// (`OutboundFailure.Kind.transport`, "the body could not be written").
+    public var write: @Sendable (UnsafeRawBufferPointer) -> Bool
+    /// How long the transfer may stall.
+    public var stallTimeoutMilliseconds: Int
+
+    /// Creates a stream.
+    public init(stallTimeoutMilliseconds: Int, write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) {
+        self.write = write
+        self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
     }
 }
 

@@ -52,6 +52,14 @@ extension OpenAPITests {
         expectStatus(try await check.call(.get, "/v1/links?colour=red", key: admin), 400)
         expectStatus(try await check.call(.get, "/v1/links?app=coin", key: client), 403)
         expectStatus(try await check.call(.get, "/v1/links"), 401)
+        // Exports.
+        let export = "/v1/links/export"
+        expectStatus(try await check.call(.get, "\(export)?format=ndjson", template: export, key: client), 200)
+        expectStatus(try await check.call(.get, "\(export)?app=handz&format=csv", template: export, key: admin), 200)
+        expectStatus(try await check.call(.get, "\(export)?app=handz&format=xlsx", template: export, key: admin), 400)
+        expectStatus(try await check.call(.get, "\(export)?app=coin&format=csv", template: export, key: client), 403)
+        expectStatus(try await check.call(.get, "\(export)?app=nope&format=csv", template: export, key: admin), 404)
+        expectStatus(try await check.call(.get, "\(export)?app=handz&format=csv", template: export), 401)
         return (id, token, url)
     }
 
@@ -251,7 +259,7 @@ extension OpenAPITests {
     /// The per-address budgets: 401s until failed authentications lock the address out, then 429 everywhere.
     static func exerciseBudgets(_ check: Checker, api: API) async throws {
         for (method, path, template) in Self.authenticatedOperations(linkID: String(repeating: "0", count: 32), kid: 1, apiKeyID: "key_000000000000")
-        where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/admin/keys", "POST /v1/admin/backup",
+        where !["POST /v1/links", "GET /v1/links", "GET /v1/links/{id}", "GET /v1/links/export", "GET /v1/admin/keys", "POST /v1/admin/backup",
                 "GET /v1/apps/{app}/codegen/{lang}"]
             .contains("\(method.rawValue) \(template)")
             && !template.hasPrefix("/v1/admin/webhooks") && !template.hasPrefix("/v1/admin/apps") {

@@ -216,6 +216,7 @@ struct OpenAPITests {
     /// Every endpoint that needs an API key, with a path to call it by: (method, path, documented template).
     static func authenticatedOperations(linkID: String, kid: UInt32, apiKeyID: String) -> [(HTTPRequest.Method, String, String)] {
         [(.post, "/v1/links", "/v1/links"), (.get, "/v1/links", "/v1/links"), (.get, "/v1/links/\(linkID)", "/v1/links/{id}"), (.delete, "/v1/links/\(linkID)", "/v1/links/{id}")]
+            + [(.get, "/v1/links/export?app=handz&format=csv", "/v1/links/export")]
             + [(.get, "/v1/links/\(linkID)/stats", "/v1/links/{id}/stats"), (.get, "/v1/apps/handz/stats", "/v1/apps/{app}/stats")]
             + [(.get, "/v1/apps/handz/codegen/typescript", "/v1/apps/{app}/codegen/{lang}")]
             + adminOperations(kid: kid, apiKeyID: apiKeyID)

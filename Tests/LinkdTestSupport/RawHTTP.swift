@@ -115,6 +115,20 @@ public final class RawConnection: @unchecked Sendable {
         (try? await Self.offPool { self.closedBlocking() }) ?? false
     }
 
+    /// Every byte the server sends until it closes the connection (after a `Connection: close` request), as it came:
+    /// head and body, a chunked body with its chunk framing.
+    public func readUntilClosed() async throws -> [UInt8] {
+        try await Self.offPool {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(self.socket, $0.baseAddress, $0.count, 0) }
+                if count == 0 { return self.pending }
+                guard count > 0 else { throw HarnessError("the read timed out before the server closed") }
+                self.pending.append(contentsOf: chunk[..<count])
+            }
+        }
+    }
+
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }

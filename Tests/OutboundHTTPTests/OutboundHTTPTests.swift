@@ -96,6 +96,38 @@ import Testing
         #expect(away.redirectURL == "http://127.0.0.1:\(server.port)/there")
     }
 
+    @Test func aStreamedBodyComesInPiecesPastTheCapAnErrorAnswerWhole() async throws {
+        let server = try LoopbackOrigin(script: Self.echo)
+        final class Collected: @unchecked Sendable {
+            let lock = NSLock()
+            var bytes: [UInt8] = []
+            var pieces = 0
+        }
+        let collected = Collected()
+        var request = OutboundRequest(url: "http://127.0.0.1:\(server.port)/big", limits: Self.limits)
+        request.bodyStream = OutboundBodyStream(stallTimeoutMilliseconds: 2000) { piece in
+            collected.lock.withLock {
+                collected.bytes += piece
+                collected.pieces += 1
+            }
+            return true
+        }
+        let streamed = try await OutboundHTTP.perform(request).get()
+        #expect(streamed.status == 201 && streamed.body.isEmpty)
+        #expect(collected.bytes.count == 200_000 && collected.bytes.allSatisfy { $0 == UInt8(ascii: "x") }, "past the 64 KB cap")
+        #expect(collected.pieces > 1)
+        // A 3xx is not streamed: it comes back as an answer.
+        request.url = "http://127.0.0.1:\(server.port)/away"
+        #expect(try await OutboundHTTP.perform(request).get().status == 302)
+        // A writer that refuses ends the transfer; a stall past its limit is a timeout.
+        request.url = "http://127.0.0.1:\(server.port)/big"
+        request.bodyStream = OutboundBodyStream(stallTimeoutMilliseconds: 2000) { _ in false }
+        #expect(await OutboundHTTP.perform(request).failure?.kind == .transport)
+        request.url = "http://127.0.0.1:\(server.port)/slow"
+        request.bodyStream = OutboundBodyStream(stallTimeoutMilliseconds: 1000) { _ in true }
+        #expect(await OutboundHTTP.perform(request).failure?.kind == .timedOut)
+    }
+
     @Test func namesEachFailure() async throws {
         let server = try LoopbackOrigin(script: Self.echo)
         let slow = await OutboundHTTP.perform(OutboundRequest(url: "http://127.0.0.1:\(server.port)/slow", limits: Self.limits))

@@ -33,6 +33,27 @@ public protocol AdminTransport: Sendable {
     func perform(
         method: String, url: String, headers: [(String, String)], body: Data?, connection: AdminConnection
     ) async -> Result<AdminResponse, TransportFailure>
+
+    /// Performs one exchange whose 2xx body goes to `write` as it arrives (no size cap; `connection.timeout` is how
+    /// long it may stall, not how long it may take); the response returned then has an empty body. Any other status
+    /// comes back whole, as from `perform`.
+    func download(
+        method: String, url: String, headers: [(String, String)], connection: AdminConnection,
+        write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+    ) async -> Result<AdminResponse, TransportFailure>
+}
+
+extension AdminTransport {
+    /// `perform`, then the whole body to `write`: for transports that cannot stream.
+    public func download(
+        method: String, url: String, headers: [(String, String)], connection: AdminConnection,
+        write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+    ) async -> Result<AdminResponse, TransportFailure> {
+        let answer = await perform(method: method, url: url, headers: headers, body: nil, connection: connection)
+        guard case .success(let response) = answer, (200..<300).contains(response.status) else { return answer }
+        guard response.body.withUnsafeBytes({ write($0) }) else { return .failure(.unreachable("the body could not be written")) }
+        return .success(AdminResponse(status: response.status, body: Data()))
+    }
 }
 
 /// The admin API over a transport: sends a request with the key and turns every answer that is not a 2xx into an
@@ -66,6 +87,28 @@ public struct AdminClient: Sendable {
             throw AdminFailure(.unreachable, "cannot reach the daemon at \(connection.baseURL): \(detail)")
         case .success(let response) where (200..<300).contains(response.status):
             return response
+        case .success(let response):
+            throw failure(of: response, request)
+        }
+    }
+
+    /// Sends `request` (a `GET`) and hands its 2xx body to `write` piece by piece as it arrives, however large: a
+    /// download. The failure of anything else, as `send`; a stall longer than the connection's timeout is `unreachable`.
+    public func download(
+        _ request: AdminRequest, accept: String, write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+    ) async throws(AdminFailure) {
+        let headers = [("Authorization", "Bearer \(connection.key)"), ("Accept", accept)] + request.headers
+        let answer = await transport.download(
+            method: request.method, url: connection.baseURL + request.target, headers: headers, connection: connection, write: write)
+        switch answer {
+        case .failure(.timedOut):
+            throw AdminFailure(.unreachable, "\(connection.baseURL) sent nothing for \(Self.seconds(connection.timeout)) (--timeout)")
+        case .failure(.tooLarge):
+            throw AdminFailure(.api, "\(request.method) \(request.target): the error answer is larger than \(connection.maxResponseBytes) bytes")
+        case .failure(.unreachable(let detail)):
+            throw AdminFailure(.unreachable, "the download from \(connection.baseURL) failed: \(detail)")
+        case .success(let response) where (200..<300).contains(response.status):
+            return
         case .success(let response):
             throw failure(of: response, request)
         }

@@ -17,6 +17,8 @@ public struct AdminFailure: Error, Sendable, CustomStringConvertible {
         public static let usage = Kind("usage", 64)
         /// The thing named does not exist (404): exit 66 (EX_NOINPUT).
         public static let notFound = Kind("notFound", 66)
+        /// The output file cannot be made or written (EX_CANTCREAT): exit 73.
+        public static let output = Kind("output", 73)
         /// The daemon cannot be reached: connection refused, unknown host, timeout, TLS (EX_UNAVAILABLE): exit 69.
         public static let unreachable = Kind("unreachable", 69)
         /// Try again later: 429 rate limited, 503 store unavailable (EX_TEMPFAIL): exit 75.

@@ -17,6 +17,24 @@ public struct CurlAdminTransport: AdminTransport {
         let request = OutboundRequest(
             method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, body: body.map(Array.init) ?? [],
             limits: limits, usesEnvironmentProxy: true)
+        return await Self.perform(request)
+    }
+
+    /// Performs one exchange whose 2xx body streams to `write`: the connection's timeout is how long it may stall.
+    public func download(
+        method: String, url: String, headers: [(String, String)], connection: AdminConnection,
+        write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
+    ) async -> Result<AdminResponse, TransportFailure> {
+        let limits = OutboundLimits(
+            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
+            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
+        var request = OutboundRequest(
+            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, limits: limits, usesEnvironmentProxy: true)
+        request.bodyStream = OutboundBodyStream(stallTimeoutMilliseconds: Self.milliseconds(connection.timeout), write: write)
+        return await Self.perform(request)
+    }
+
+    private static func perform(_ request: OutboundRequest) async -> Result<AdminResponse, TransportFailure> {
         switch await OutboundHTTP.perform(request) {
         case .success(let response):
             return .success(AdminResponse(status: response.status, body: Data(response.body)))

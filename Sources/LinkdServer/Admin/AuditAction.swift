@@ -7,6 +7,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case keyRetire = "key.retire"
     /// A link revoked.
     case linkRevoke = "link.revoke"
+    /// Every link of an app exported (`GET /v1/links/export`): a read of all of them, so it is on record.
+    case linkExport = "link.export"
     /// A link deleted (its record kept as deleted).
     case linkDelete = "link.delete"
     /// Every active link of an owner revoked.

@@ -6,13 +6,16 @@ import LinkRouter
 import LinkStore
 import Logging
 
-/// `POST /v1/links`, `GET /v1/links` (list and search, a page at a time), `GET /v1/links/{id}` (the share-link
-/// inspector), `DELETE /v1/links/{id}` (revoke).
+/// `POST /v1/links`, `GET /v1/links` (list and search, a page at a time), `GET /v1/links/export` (every link of an
+/// app, streamed: `LinkRoutes+Export`), `GET /v1/links/{id}` (the share-link inspector), `DELETE /v1/links/{id}`
+/// (revoke).
 /// A client key manages the links of its app; an admin key those of every app (`app` in the body then).
 struct LinkRoutes: Sendable {
     let links: LinkService
     let auth: APIKeyAuthenticator
     let maxBodyBytes: Int
+    /// The exports running on this instance.
+    let exports = LinkExportGate()
 
     /// The body of `POST /v1/links` with an admin key: the app must be named.
     private struct AppField: Decodable { var app: String? }
@@ -45,6 +48,9 @@ struct LinkRoutes: Sendable {
             let caller = try await auth.authenticate(request, client: context.clientAddress)
             let query = try LinkListQuery(parameters: request.uri.queryParameters, caller: caller)
             return try JSONBody.response(try await links.list(query))
+        }
+        group.get("export") { request, context in
+            try await export(request, context: context)
         }
         group.get("{id}") { request, context in
             let caller = try await auth.authenticate(request, client: context.clientAddress)

@@ -11,12 +11,12 @@ struct AdminCommand: AsyncParsableCommand {
             Connection: --url or LINKD_URL, --key or LINKD_ADMIN_KEY, else a credentials file (--credentials, \
             LINKD_CREDENTIALS, or $XDG_CONFIG_HOME/linkd/credentials, ~/.config/linkd/credentials) with lines \
             'url = …' and 'key = …', mode 0600. Tables by default, --json for the server's JSON. Exit codes: 0 ok, \
-            1 other API error, 64 usage, 66 not found, 69 daemon unreachable, 75 retry later (429/503), \
+            1 other API error, 64 usage, 66 not found, 69 daemon unreachable, 73 output file not written, 75 retry later (429/503), \
             77 key refused (401/403), 78 connection not configured (docs/admin-cli.md).
             """,
         subcommands: [
             AdminKeysCommand.self, AdminLinksCommand.self, AdminRevokeOwner.self, AdminAPIKeysCommand.self, AdminAudit.self,
-            AdminWebhooksCommand.self, AdminStatsCommand.self, AdminAppsCommand.self, AdminBackup.self,
+            AdminWebhooksCommand.self, AdminStatsCommand.self, AdminAppsCommand.self, AdminBackup.self, AdminExport.self,
         ])
 }
 

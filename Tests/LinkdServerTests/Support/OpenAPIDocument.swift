@@ -141,7 +141,12 @@ struct OpenAPIDocument: @unchecked Sendable {  // read-only after init
         case .bool:
             if let type, type != "boolean" { problems.append("\(path): a boolean, not \(type)") }
         case .null:
-            problems.append("\(path): null (the server omits absent fields)")
+            // Only where the schema allows it (`type: "null"` or a list with "null": the export's record); the API's
+            // JSON answers omit absent fields.
+            let types = schema["type"] as? [Any] ?? (type.map { [$0] } ?? [])
+            if !types.contains(where: { $0 as? String == "null" }) {
+                problems.append("\(path): null (the server omits absent fields)")
+            }
         }
         return problems
     }
