@@ -1,6 +1,5 @@
 import Foundation
 import LinkdTestSupport
-import Synchronization
 import Testing
 
 /// `linkd serve` as a real process: what it acknowledged survives SIGKILL, as do the opens flushed before it; SIGTERM
@@ -50,44 +49,6 @@ struct DurabilityTests {
             let mode = try FileManager.default.attributesOfItem(atPath: dir + "/" + file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file) is \(String(mode ?? 0, radix: 8)), not 600")
         }
-    }
-
-    @Test("kill -9 in the middle of a stream of creations (group-committed): every link acknowledged before it is kept")
-    func sigkillDuringCreations() async throws {
-        let dir = temporaryDataDir()
-        let first = try LinkdDaemon(dataDir: dir, configuration: "rateLimitPerSecond: 0\n")
-        let admin = try #require(first.initialAdminKey)
-        let acknowledged = Acknowledged()
-        // 32 clients create links until the daemon is killed under them, which happens once 300 are acknowledged.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<32 {
-                group.addTask {
-                    while true {
-                        guard let reply = try? await TestHTTP.send("POST", first.baseURL + "/v1/links", bearer: admin, json: [
-                            "app": "handz", "route": "ShareLink/FlowView", "params": ["flowId": UUID().uuidString.lowercased()],
-                        ]) else { return }
-                        guard reply.status == 201, let id = reply.json["id"] as? String else { return }
-                        if acknowledged.add(id) == 300 { first.stop(signal: SIGKILL) }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let ids = acknowledged.ids
-        #expect(ids.count >= 300)
-        let second = try LinkdDaemon(dataDir: dir)
-        defer { second.stop() }
-        for id in ids {
-            #expect(try await TestHTTP.send("GET", second.baseURL + "/v1/links/\(id)", bearer: admin).status == 200, "link \(id) lost")
-        }
-    }
-
-    /// The link ids the API acknowledged, from many tasks.
-    final class Acknowledged: Sendable {
-        private let state = Mutex<[String]>([])
-        /// Adds `id`; how many there are now.
-        func add(_ id: String) -> Int { state.withLock { $0.append(id); return $0.count } }
-        var ids: [String] { state.withLock { $0 } }
     }
 
     @Test("SIGTERM finishes in-flight work and flushes counted clicks")
