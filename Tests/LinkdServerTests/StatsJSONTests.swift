@@ -35,7 +35,8 @@ struct StatsJSONTests {
             let rows = (0..<days).map { (StatsDay(number: Self.range.from.number + $0), Self.counts($0)) }
             let answer = StatsAnswer(totals: StatsCounts(Self.counts(99)), days: rows, range: Self.range, fields: LinkStatsFields(
                 linkId: "l_1\"/x", app: "handz", from: "2026-01-01", to: "2026-12-31",
-                byDay: rows.map { StatsCounts($0.1, date: $0.0) }, sources: Self.sources(Self.awkward), lastOpenedAt: lastOpened))
+                byDay: rows.map { StatsCounts($0.1, date: $0.0) }, byCampaign: Self.sources(Self.awkward).byCampaign,
+                byReferrer: Self.sources(Self.awkward).byReferrer, lastOpenedAt: lastOpened))
             let expected = try JSONBody.encoder.encode(answer)
             let written = try answer.json.bytes
             #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
@@ -46,10 +47,11 @@ struct StatsJSONTests {
     func appAnswer() throws {
         for exact in [true, false] {
             let rows = (0..<92).map { (StatsDay(number: Self.range.from.number + $0), Self.counts($0)) }
+            let sources = exact ? Self.sources([]) : Self.sources(Self.awkward + (0..<30).map { "c\($0)" })
             let top = Self.awkward.enumerated().map { StatsCounts(Self.counts($0.offset), linkID: "l_\($0.offset)", title: $0.offset == 0 ? nil : $0.element) }
             let answer = StatsAnswer(totals: StatsCounts(Self.counts(7)), days: rows, range: Self.range, fields: AppStatsFields(
                 app: "coin", from: "2026-01-01", to: "2026-04-02", byDay: rows.map { StatsCounts($0.1, date: $0.0) },
-                sources: exact ? Self.sources([]) : Self.sources(Self.awkward + (0..<30).map { "c\($0)" }), top: top, topExact: exact))
+                byCampaign: sources.byCampaign, byReferrer: sources.byReferrer, top: top, topExact: exact))
             let expected = try JSONBody.encoder.encode(answer)
             #expect(String(decoding: try answer.json.bytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         }

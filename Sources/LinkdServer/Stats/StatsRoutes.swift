@@ -64,7 +64,8 @@ struct StatsRoutes: Sendable {
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: LinkStatsFields(
             linkId: record.id, app: record.app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, sources: sources, lastOpenedAt: opened.lastOpened))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
+            lastOpenedAt: opened.lastOpened))
     }
 
     /// An app's stats over the range (default: the last 30 days) with its `top` most clicked links.
@@ -91,7 +92,8 @@ struct StatsRoutes: Sendable {
         }
         return StatsAnswer(totals: StatsCounts(Self.sum(days)), days: days, range: range, fields: AppStatsFields(
             app: app, from: StatsRange.text(range.from), to: StatsRange.text(range.to),
-            byDay: days.map { StatsCounts($0.1, date: $0.0) }, sources: sources, top: top, topExact: leaders.exact))
+            byDay: days.map { StatsCounts($0.1, date: $0.0) }, byCampaign: sources.byCampaign, byReferrer: sources.byReferrer,
+            top: top, topExact: leaders.exact))
     }
 
     private static func sum(_ days: [(StatsDay, LinkDayCounts)]) -> LinkDayCounts {

@@ -111,12 +111,21 @@ struct SourceBreakdown: Sendable {
         let medium: String?
         let name: String?
         let clicks: Int
+
+        var json: JSONValue {
+            .object(omittingNil: [
+                ("label", .string(label)), ("source", source.map(JSONValue.string)), ("medium", medium.map(JSONValue.string)),
+                ("name", name.map(JSONValue.string)), ("clicks", .int(clicks)),
+            ])
+        }
     }
 
     /// A referring host's clicks (or `(none)`/`(other)`).
     struct ReferrerCount: Encodable, Sendable {
         let host: String
         let clicks: Int
+
+        var json: JSONValue { .object([("host", .string(host)), ("clicks", .int(clicks))]) }
     }
 
     /// The most values listed per dimension.
@@ -124,19 +133,6 @@ struct SourceBreakdown: Sendable {
 
     let byCampaign: [CampaignCount]
     let byReferrer: [ReferrerCount]
-
-    var campaignsJSON: JSONValue {
-        .array(byCampaign.map {
-            .object(omittingNil: [
-                ("label", .string($0.label)), ("source", $0.source.map(JSONValue.string)),
-                ("medium", $0.medium.map(JSONValue.string)), ("name", $0.name.map(JSONValue.string)), ("clicks", .int($0.clicks)),
-            ])
-        })
-    }
-
-    var referrersJSON: JSONValue {
-        .array(byReferrer.map { .object([("host", .string($0.host)), ("clicks", .int($0.clicks))]) })
-    }
 
     init(_ totals: SourceTotals) {
         byCampaign = Self.top(totals.counts[.campaign] ?? [:]).map { label, clicks in
@@ -166,17 +162,6 @@ struct LinkStatsFields: Encodable, Sendable {
     let byReferrer: [SourceBreakdown.ReferrerCount]
     /// Absent when the link was never opened.
     let lastOpenedAt: Date?
-    /// `byCampaign` and `byReferrer` as JSON.
-    let sources: SourceBreakdown
-
-    private enum CodingKeys: String, CodingKey {
-        case linkId, app, from, to, byDay, byCampaign, byReferrer, lastOpenedAt
-    }
-
-    init(linkId: String, app: String, from: String, to: String, byDay: [StatsCounts], sources: SourceBreakdown, lastOpenedAt: Date?) {
-        (self.linkId, self.app, self.from, self.to, self.byDay) = (linkId, app, from, to, byDay)
-        (byCampaign, byReferrer, self.sources, self.lastOpenedAt) = (sources.byCampaign, sources.byReferrer, sources, lastOpenedAt)
-    }
 }
 
 extension LinkStatsFields: StatsJSONFields {
@@ -184,8 +169,8 @@ extension LinkStatsFields: StatsJSONFields {
         get throws {
             [
                 ("linkId", .string(linkId)), ("app", .string(app)), ("from", .string(from)), ("to", .string(to)),
-                ("byDay", .array(byDay.map(\.json))), ("byCampaign", sources.campaignsJSON),
-                ("byReferrer", sources.referrersJSON), ("lastOpenedAt", try lastOpenedAt.map(JSONBody.encoded)),
+                ("byDay", .array(byDay.map(\.json))), ("byCampaign", .array(byCampaign.map(\.json))),
+                ("byReferrer", .array(byReferrer.map(\.json))), ("lastOpenedAt", try lastOpenedAt.map(JSONBody.encoded)),
             ]
         }
     }
@@ -203,24 +188,13 @@ struct AppStatsFields: Encodable, Sendable {
     let byReferrer: [SourceBreakdown.ReferrerCount]
     let top: [StatsCounts]
     let topExact: Bool
-    /// `byCampaign` and `byReferrer` as JSON.
-    let sources: SourceBreakdown
-
-    private enum CodingKeys: String, CodingKey {
-        case app, from, to, byDay, byCampaign, byReferrer, top, topExact
-    }
-
-    init(app: String, from: String, to: String, byDay: [StatsCounts], sources: SourceBreakdown, top: [StatsCounts], topExact: Bool) {
-        (self.app, self.from, self.to, self.byDay, self.top, self.topExact) = (app, from, to, byDay, top, topExact)
-        (byCampaign, byReferrer, self.sources) = (sources.byCampaign, sources.byReferrer, sources)
-    }
 }
 
 extension AppStatsFields: StatsJSONFields {
     var members: [(String, JSONValue?)] {
         [
             ("app", .string(app)), ("from", .string(from)), ("to", .string(to)), ("byDay", .array(byDay.map(\.json))),
-            ("byCampaign", sources.campaignsJSON), ("byReferrer", sources.referrersJSON), ("top", .array(top.map(\.json))),
+            ("byCampaign", .array(byCampaign.map(\.json))), ("byReferrer", .array(byReferrer.map(\.json))), ("top", .array(top.map(\.json))),
             ("topExact", .bool(topExact)),
         ]
     }
