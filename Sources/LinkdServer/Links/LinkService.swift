@@ -194,7 +194,7 @@ final class LinkService: Sendable {
     }
 
     /// `memoryStatus` with the header already read (`stated`; nil on the full path, which checks before it reads).
-    private func memoryStatus(
+    func memoryStatus(
         token: String, app: String, now: Date, verified: inout VerifiedTokens, stated: StatedLink?
     ) -> MemoryVerdict {
         if ShortID.isShape(token) { return memoryStatus(shortID: token, app: app, now: now) }
@@ -269,106 +269,6 @@ final class LinkService: Sendable {
             guard router.manifest(app: app)?.routes[record.route] != nil else { return .unavailable(linkID: record.id, reason: .deleted) }
             return .active(ShareLinkTarget(linkID: record.id, route: record.route, params: record.params, expiresAt: record.expires))
         }
-    }
-
-    // MARK: Resolution
-
-    /// `Router.resolve` with share tokens looked up here: the router stays pure; a token whose record is not
-    /// cached is loaded and the URL resolved once more.
-    func resolve(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) async -> Resolution {
-        let router = self.router
-        var verified = VerifiedTokens()
-        var url = url
-        var (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
-        // No pattern matched: a link's custom path resolves as the link's short URL.
-        if missing.isEmpty, Self.mayBeCustomPath(first) {
-            var pathMissing: [String] = []
-            var target = customPathTarget(url, missing: &pathMissing)
-            if target == nil {
-                for key in pathMissing { await load(key) }
-                var unused: [String] = []
-                target = customPathTarget(url, missing: &unused)
-            }
-            if let target, target != url {
-                url = target
-                (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
-            }
-        }
-        guard !missing.isEmpty else { return finish(first) }
-        for key in missing { await load(key) }
-        return finish(resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified).resolution)
-    }
-
-    /// The resolution when every share token in the URL is decided from memory; nil (and nothing recorded) when a
-    /// link record must be read first, which `resolve` does.
-    func resolveInMemory(url: String, state: String?, app: String?, client: ClientApp? = nil, now: Date = Date()) -> Resolution? {
-        var verified = VerifiedTokens()
-        var (resolution, missing) = resolveOnce(
-            url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
-        if missing.isEmpty, Self.mayBeCustomPath(resolution) {
-            var pathMissing: [String] = []
-            guard let target = customPathTarget(url, missing: &pathMissing) else { return nil }
-            if target != url {
-                (resolution, missing) = resolveOnce(
-                    url: target, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
-            }
-        }
-        return missing.isEmpty ? finish(resolution) : nil
-    }
-
-    /// Resolves every item of an `.ics` file, share tokens included. Each item's resolution is counted as a
-    /// resolve endpoint's is (outcome, and its share token's verdict); an item no rule maps counts nothing.
-    func resolveCalendar(_ bytes: [UInt8], state: String?, app: String?, now: Date = Date()) async throws -> CalendarReport {
-        let resolver = CalendarResolver(router: router)
-        var missing: [String] = []
-        var verified = VerifiedTokens()
-        let first = try resolver.resolve(bytes, state: state, app: app) { query in
-            lookup(query, now: now, verified: &verified) { missing.append($0) }
-        }
-        let report: CalendarReport
-        if missing.isEmpty {
-            report = first
-        } else {
-            for key in missing { await load(key) }
-            report = try resolver.resolve(bytes, state: state, app: app) { query in lookup(query, now: now, verified: &verified) { _ in } }
-        }
-        for item in report.items {
-            guard let resolution = item.resolution else { continue }
-            metrics.recordResolution(resolution)
-            metrics.recordTokenVerdict(of: resolution)
-        }
-        return report
-    }
-
-    /// The resolution with share tokens decided from memory, and the ids of the link records that were not cached.
-    private func resolveOnce(
-        url: String, state: String?, app: String?, client: ClientApp?, now: Date, router: Router, verified: inout VerifiedTokens,
-        recordFirst: Bool = false
-    ) -> (resolution: Resolution, missing: [String]) {
-        var missing: [String] = []
-        let resolution = router.resolve(url: url, state: state, app: app, client: client) { query in
-            lookup(query, now: now, verified: &verified, recordFirst: recordFirst) { missing.append($0) }
-        }
-        return (resolution, missing)
-    }
-
-    private func lookup(
-        _ query: ShareLinkQuery, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false, onMiss: (String) -> Void
-    ) -> LinkStatus {
-        switch memoryStatus(token: query.token, app: query.app, now: now, verified: &verified, recordFirst: recordFirst) {
-        case .decided(let status): return status
-        case .needsRecord(let id):
-            onMiss(id)
-            return .unknown
-        }
-    }
-
-    /// Counts the final resolution (outcome, and the verdict of its share token if it had one): only once the
-    /// answer is decided, so a resolution redone after a store read counts once.
-    private func finish(_ resolution: Resolution) -> Resolution {
-        metrics.recordResolution(resolution)
-        metrics.recordTokenVerdict(of: resolution)
-        return resolution
     }
 
     // MARK: Links
@@ -560,56 +460,5 @@ final class LinkService: Sendable {
         } catch {
             throw LinkError(.storeUnavailable, "the store failed; retry later")
         }
-    }
-}
-
-/// Share-path lookups: which app a token belongs to, by the request's host.
-extension LinkService {
-    /// The longest token considered (an Ed25519 token is 126 characters).
-    static let maxTokenBytes = 128
-
-    /// The app and status of a token: the app whose share host is the request's host, else the first app whose
-    /// keys verify it. Every candidate is tried the same way, so an unknown token costs what a valid one does.
-    /// Reads the link record on a cache miss; records no metric (the caller counts the verdict it answers).
-    func shareStatus(token: String, host: String?, now: Date = Date()) async -> (app: String?, status: LinkStatus) {
-        var verified = VerifiedTokens()
-        return await shareStatus(token: token, host: host, now: now, verified: &verified)
-    }
-
-    /// `shareStatus`, checking signatures through `verified` (a caller that tried `shareStatusInMemory` first
-    /// passes the same, so that the token's signature is checked once).
-    func shareStatus(token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens) async -> (app: String?, status: LinkStatus) {
-        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        for app in candidates(host: host, cached: StatedLink(token: token, store: store)?.record) {
-            let status = await status(token: token, app: app, now: now, verified: &verified)
-            if status != .unknown { return (app, status) }
-        }
-        return (nil, .unknown)
-    }
-
-    /// `shareStatus` decided from memory; nil when a link record must be read first.
-    func shareStatusInMemory(
-        token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens
-    ) -> (app: String?, status: LinkStatus)? {
-        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
-        let stated = StatedLink(token: token, store: store)
-        for app in candidates(host: host, cached: stated?.record) {
-            switch memoryStatus(token: token, app: app, now: now, verified: &verified, stated: stated) {
-            case .decided(.unknown): continue
-            case .decided(let status): return (app, status)
-            case .needsRecord: return nil
-            }
-        }
-        return (nil, .unknown)
-    }
-
-    /// The apps whose keys a token on `host` is checked with, in turn: the app whose share host it is; on a host no
-    /// app claims (a local or test setup), the app of the token's link when its record is `cached` (a token of
-    /// another app's key could only decide `unknown` for that link, so its one check is the only one needed);
-    /// else every app with share links.
-    private func candidates(host: String?, cached: LinkRecord?) -> [String] {
-        if let host = host.map(Authority.hostname), let app = router.shareApp(host: host) { return [app] }
-        if let app = cached?.app, router.shareAppIDs.contains(app) { return [app] }
-        return router.shareAppIDs
     }
 }
