@@ -8,6 +8,8 @@
 # Prints `cached-rps N`, `zipf-rps N`, `uniform-rps N` with their p99, their ratios to the cached figure, and the
 # daemon's resident size after the runs (`rss-mb N`).
 # Usage: scripts/million-bench.sh [SECONDS]   LINKS=… LINKD_BIN=… (default .build/release/linkd, built first)
+#   PERF_OUT=FILE [PERF_MODE=uniform]: a CPU profile of the daemon (perf record -g) during that mode's run, for
+#   `perf report -i FILE` (needs linux-perf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -61,11 +63,17 @@ curl -sf -o /dev/null "$base/s/m0000000000" || { echo "million-bench: /s/m000000
 echo "rss at start: $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status")"
 declare -A rps
 for mode in cached zipf uniform; do
+  perf_pid=""
+  if [ -n "${PERF_OUT:-}" ] && [ "$mode" = "${PERF_MODE:-uniform}" ]; then
+    perf record -q -g -p "$pid" -o "$PERF_OUT" -- sleep "$secs" 2>/dev/null &
+    perf_pid=$!
+  fi
   out=$(MILLION_IDS="$work/ids" MILLION_MODE=$mode wrk -t 1 -c 32 -d "${secs}s" --latency -s "$work/pick.lua" "$base")
   rps[$mode]=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' <<<"$out")
   p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
   errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" || true)
   echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors)}"
+  [ -z "$perf_pid" ] || wait "$perf_pid"
 done
 awk -v c="${rps[cached]}" -v z="${rps[zipf]}" -v u="${rps[uniform]}" \
   'BEGIN { printf "zipf/cached %.2f (target ≥ 0.80), uniform/cached %.2f (target ≥ 0.25)\n", z / c, u / c }'

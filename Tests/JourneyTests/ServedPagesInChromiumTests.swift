@@ -30,13 +30,20 @@ struct ServedPagesInChromiumTests {
             let agent = label == "phone" ? UserAgent.android : UserAgent.desktop
             let dom = try Chromium.load(daemon.baseURL + "/s/\(token)", size: size, screenshot: artifacts.appendingPathComponent("landing-\(label).png"), userAgent: agent)
             expectScreenshot("landing-\(label).png", size: size)
-            #expect(dom.contains("<svg") == (label == "desktop"), "the QR code is for desktop browsers")
+            // The QR code is an image the desktop page links to (its encoding costs a page nothing), for desktops only.
+            #expect(dom.contains("<img src=\"/s/\(token)/qr.svg\"") == (label == "desktop"), "the QR code is for desktop browsers")
             #expect(dom.contains("<h1>Team standup</h1>"))
             #expect(dom.contains("id=\"open-in-app\""))
             #expect(dom.contains(">Open in Ordentus</a>"))
             #expect(dom.contains("id=\"google-play\""))
             #expect(dom.contains("<meta property=\"og:title\" content=\"Team standup\">"))
         }
+        // chromium fetched the desktop page's QR image from the daemon, which answered it (200, its route counted).
+        let metrics = String(decoding: try await TestHTTP.send("GET", daemon.baseURL + "/metrics").body, as: UTF8.self)
+        let qrFetches = metrics.split(separator: "\n").filter {
+            $0.hasPrefix("linkd_http_requests_total{") && $0.contains("route=\"/s/{token}/qr.svg\"") && $0.contains("status=\"200\"")
+        }
+        #expect(!qrFetches.isEmpty, "no QR image fetched: \(metrics.split(separator: "\n").filter { $0.contains("qr.svg") })")
         _ = try await TestHTTP.send("DELETE", daemon.baseURL + "/v1/links/\(id)", bearer: admin)
         // The Handz share host, reached through chromium's resolver: an unknown token's page (404) is Handz's.
         let port = try #require(daemon.baseURL.split(separator: ":").last.map(String.init))

@@ -99,7 +99,9 @@ struct WebPagesTests {
             #expect(android.text.contains("id=\"google-play\""))
 
             let desktop = try await Self.open(api, "/s/\(token)", agent: UserAgent.desktop)
-            #expect(desktop.text.contains("<svg"))
+            // The desktop page links to its QR code rather than carrying it: the page costs no QR encoding.
+            #expect(desktop.text.contains("<img src=\"/s/\(token)/qr.svg\" width=\"192\" height=\"192\" alt=\"QR code of this link\">"))
+            #expect(!desktop.text.contains("<svg"))
             #expect(desktop.text.contains("id=\"web-link\""))
 
             let crawler = try await Self.open(api, "/s/\(token)", agent: UserAgent.crawler)

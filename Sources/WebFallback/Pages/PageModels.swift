@@ -100,6 +100,10 @@ public struct LandingPage: Sendable, Equatable {
     /// Where the store buttons go through linkd for a deferred deep link (`<share URL>/install`, to which
     /// `/ios` or `/android` is added); nil: straight to the stores (a page without a share token).
     public var installBaseURL: String?
+    /// Where the desktop page's QR code is fetched from (`/s/<token>/qr.svg`, root-relative), so that a page costs no
+    /// QR encoding (a crawler walking many links never fetches the image); nil: the page carries the code inline (a
+    /// page without a share token, or a share path other than `/s/:token`, which has no image route).
+    public var qrImagePath: String?
 
     /// - Parameters: see the properties.
     public init(

@@ -169,7 +169,9 @@ public struct PageRenderer: Sendable {
         }
         if let customURL = page.customSchemeURL { context["appLinkURL"] = customURL }
         if client == .android, let intent = androidIntentURL(page) { context["openURL"] = intent }
-        if client == .desktop, let svg = cachingQRCode
+        if client == .desktop, let path = page.qrImagePath {
+            context["qrImage"] = path
+        } else if client == .desktop, let svg = cachingQRCode
             ? qrCodes.svg(for: page.shareURL, moduleSize: 4) : try? QRCode.encode(page.shareURL).svg(moduleSize: 4) {
             context["qrSVG"] = svg
         }

@@ -104,7 +104,10 @@ public final class SharePages<Page: Sendable>: Sendable {
             manifest, url: shareURL, customSchemeURL: Self.customSchemeURL(manifest, shareURL: shareURL), client: client,
             preview: preview)
         // The store buttons go through linkd's store redirect, which makes the claim code of a deferred deep link.
-        if manifest.share?.path == "/s/:token" { page.installBaseURL = shareURL + "/install" }
+        if manifest.share?.path == "/s/:token" {
+            page.installBaseURL = shareURL + "/install"
+            page.qrImagePath = "/s/\(token)/qr.svg"
+        }
         let ready = makePage(renderer.landing(page, for: client))
         // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
         if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }
