@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LinkdTestSupport
+import LinkStore
 import Synchronization
 import Testing
 
@@ -155,5 +156,37 @@ struct OpsListenerTests {
         try await Task.sleep(for: .milliseconds(150))
         #expect(await short.isReady())
         #expect(pings.withLock { $0 } == 3)
+    }
+
+    @Test("until the revocation set is loaded: /healthz answers, /readyz is 503, a link revoked in the store is refused")
+    func revocationSetLoadingInBackground() async throws {
+        try await withAPI(holdingRevocations: true) { api in
+            #expect(!api.store.revocations.isLoaded)
+            #expect(try await api.call(.get, "/healthz").status == 200, "the listener opens without waiting for the load")
+            let loading = try await api.call(.get, "/readyz")
+            #expect(loading.status == 503 && loading.errorCode == "not_ready" && loading.text.contains("revocation set"), "\(loading.text)")
+            // A link revoked in the store (as before this start, or by another instance), not in memory: until the
+            // set holds it, the token is judged by its record, read from the store — refused, never served.
+            let client = try await api.clientKey(app: "handz")
+            let link = try await api.createHandzLink(key: client)
+            let id = try #require(link["id"] as? String), token = try #require(link["token"] as? String)
+            let url = try #require(link["url"] as? String)
+            let revoked = try #require(try await api.faults.base.revokeLink(id: id, at: Date(), audit: nil))
+            let generation = UInt32(revoked.generation)
+            #expect(!api.store.isRevoked(linkID: id, generation: generation))
+            #expect(try await api.call(.get, "/s/\(token)").status == 410)
+            let resolution = try await api.resolve(url, state: "free")
+            #expect(resolution["outcome"] as? String == "linkUnavailable", "\(resolution)")
+            // The load finishes: ready, and the set holds the revocation.
+            api.faults.holdsRevocations = false
+            var ready = false
+            for _ in 0..<500 where !ready {
+                ready = try await api.call(.get, "/readyz").status == 200
+                if !ready { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(ready && api.store.revocations.isLoaded)
+            #expect(api.store.isRevoked(linkID: id, generation: generation))
+            #expect(try await api.call(.get, "/s/\(token)").status == 410)
+        }
     }
 }

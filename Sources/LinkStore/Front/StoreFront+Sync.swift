@@ -131,6 +131,7 @@ extension StoreFront {
         try await backend.streamRevocations(into: loader)
         loader.finish()
         if let version { seenVersion.withLock { $0 = max($0, version) } }
+        revocations.markLoaded()
     }
 }
 

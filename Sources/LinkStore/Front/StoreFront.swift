@@ -11,8 +11,8 @@ import Synchronization
 ///   revocation drops exactly the records it changed; a deletion that changed nothing drops the cached record;
 /// - the `ShortIDIndex`: which link a short id names (the record itself is the `LinkCache`'s), and the short ids the
 ///   store lacked, each believed for `unknownShortIDWindow` (so an unknown short id costs one store read per window);
-/// - the `RevocationSet`: loaded at open (streamed in batches), added to by every revocation, here or — through the
-///   change feed of a shared backend — on another instance (`synchronize`).
+/// - the `RevocationSet`: loaded at open or just after it (`RevocationLoading`; streamed in batches), added to by every
+///   revocation, here or — through the change feed of a shared backend — on another instance (`synchronize`).
 public final class StoreFront: Sendable {
     /// The database behind the front (a `SQLiteBackend`, a `PostgresBackend`, or a test's wrapper of one).
     public let backend: any StoreBackend
@@ -33,20 +33,57 @@ public final class StoreFront: Sendable {
     let syncLock = AsyncLock()
     /// The highest change version applied here.
     let seenVersion = Mutex<Int64>(0)
+    /// Set by `close`: a background load of the revocation set stops retrying.
+    let closed = Atomic<Bool>(false)
 
-    /// A front over `backend`: loads the revocation set (and, shared, notes the feed's version first).
+    /// When the revocation set is loaded from the store.
+    public enum RevocationLoading: Sendable {
+        /// Before the open returns (a failure fails the open): the CLI and tools.
+        case atOpen
+        /// After the open returns, retried every second until it succeeds or the store is closed: the daemon,
+        /// whose listener then opens without waiting for a million rows. Until it is loaded, a token is judged by
+        /// its link record read from the store (`RevocationSet.isLoaded`), and `/readyz` says not ready.
+        case inBackground
+    }
+
+    /// A front over `backend`: loads the revocation set (and, shared, notes the feed's version first), at open or
+    /// in the background (`revocationLoading`).
     /// - Parameters:
     ///   - backend: the database; the front does not close it when this throws.
     ///   - cacheCapacity: the most link records kept in memory.
     ///   - logger: where following the change feed logs.
-    public init(backend: any StoreBackend, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store")) async throws {
+    ///   - revocationLoading: when the revocation set is loaded.
+    public init(
+        backend: any StoreBackend, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store"),
+        revocationLoading: RevocationLoading = .atOpen
+    ) async throws {
         self.backend = backend
         self.cache = LinkCache(capacity: cacheCapacity)
         self.shortIDs = ShortIDIndex(
             capacity: cacheCapacity, unknownCapacity: Self.unknownShortIDCapacity, unknownWindow: Self.unknownShortIDWindow)
         self.customPaths = CustomPathIndex(capacity: Self.customPathCapacity, window: Self.customPathWindow)
         self.logger = logger
-        try await loadRevocations()
+        switch revocationLoading {
+        case .atOpen: try await loadRevocations()
+        case .inBackground: Task { await self.loadRevocationsUntilLoaded() }
+        }
+    }
+
+    /// `loadRevocations`, retried every second after a failure (logged), until it succeeds or the store is closed.
+    private func loadRevocationsUntilLoaded() async {
+        let started = ContinuousClock.now
+        while !closed.load(ordering: .acquiring) {
+            do {
+                try await loadRevocations()
+                let took = (ContinuousClock.now - started).components
+                let milliseconds = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
+                logger.info("revocation set loaded", metadata: ["revocations": "\(revocations.count)", "milliseconds": "\(milliseconds)"])
+                return
+            } catch {
+                logger.warning("loading the revocation set failed; retrying in 1 s", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
     }
 
     /// Opens a store: the one way one is opened (the daemon, the CLI, the tests).
@@ -55,10 +92,11 @@ public final class StoreFront: Sendable {
     ///   - cacheCapacity: the most link records kept in memory.
     ///   - logger: where the store (and the database driver) log.
     ///   - wrapBackend: wraps the opened backend (the tests inject faults there); identity by default.
+    ///   - revocationLoading: when the revocation set is loaded (default: before this returns).
     /// A front that fails to load (the revocation set) closes the backend it opened before it throws.
     public static func open(
         _ place: StorePlace, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store"),
-        wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
+        revocationLoading: RevocationLoading = .atOpen, wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
     ) async throws -> StoreFront {
         let backend: any StoreBackend
         switch place {
@@ -70,7 +108,8 @@ public final class StoreFront: Sendable {
                 operationTimeout: timing.operationTimeout, logger: logger)
         }
         do {
-            return try await StoreFront(backend: wrapBackend(backend), cacheCapacity: cacheCapacity, logger: logger)
+            return try await StoreFront(
+                backend: wrapBackend(backend), cacheCapacity: cacheCapacity, logger: logger, revocationLoading: revocationLoading)
         } catch {
             await backend.close()
             throw error
@@ -83,6 +122,7 @@ public final class StoreFront: Sendable {
     /// Releases the backend's connections (PostgreSQL: ends its connection pool); the store answers no more
     /// database calls after it. The server calls it at graceful shutdown, after the last click flush.
     public func close() async {
+        closed.store(true, ordering: .releasing)
         await backend.close()
     }
 

@@ -39,8 +39,18 @@ public struct RevocationKey: Hashable, Sendable {
 }
 
 /// The in-memory set of revoked links, kept current by every write of the store; read on the hot path.
+///
+/// Until the store's rows are loaded (`isLoaded`) the set holds only what was revoked since the open: a pair it
+/// lacks may still be revoked, so a caller must then decide from the link record read from the store (which is).
 public final class RevocationSet: Sendable {
     private let keys = Mutex<Set<RevocationKey>>([])
+    private let loaded = Atomic<Bool>(false)
+
+    /// Whether every revocation in the store is in the set (the load at open finished).
+    public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
+
+    /// Notes that the store's revocations are all in the set.
+    public func markLoaded() { loaded.store(true, ordering: .releasing) }
 
     /// Creates an empty set.
     public init() {}

@@ -22,6 +22,11 @@ struct HealthRoutes: Sendable {
     /// Registers `/readyz` and `/metrics`.
     func register(on router: some RouterMethods<LinkdRequestContext>) {
         router.get("/readyz") { _, _ in
+            // Ready once every revocation is in memory: a load balancer sends no traffic to an instance still
+            // judging tokens by store reads alone (correct, but every share page a store read).
+            guard store.revocations.isLoaded else {
+                throw APIError(.serviceUnavailable, .notReady, "the revocation set is still loading")
+            }
             guard await readiness.isReady() else { throw APIError(.serviceUnavailable, .notReady, "the store does not answer") }
             return ReadyResponse.json(Array(#"{"status":"ready"}"#.utf8)).response
         }

@@ -153,14 +153,14 @@ struct ServerComponents {
         guard let url = settings.database else {
             return try await StoreFront.open(
                 .sqlite(path: settings.dataDir + "/linkd.sqlite"), cacheCapacity: settings.linkCacheCapacity, logger: logger,
-                wrapBackend: wrapBackend)
+                revocationLoading: .inBackground, wrapBackend: wrapBackend)
         }
         if let warning = try? PostgresLocation(url: url).tlsWarning { logger.warning("\(warning)") }
         do {
             let timing = PostgresTiming(syncInterval: .milliseconds(Int(settings.syncIntervalSeconds * 1000)))
             let store = try await StoreFront.open(
                 .postgres(url: url, timing: timing), cacheCapacity: settings.linkCacheCapacity, logger: logger,
-                wrapBackend: wrapBackend)
+                revocationLoading: .inBackground, wrapBackend: wrapBackend)
             logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
             return store
         } catch let error as LinkStoreError {

@@ -118,10 +118,13 @@ extension StoreKind {
 }
 
 /// Starts a server on the demo manifests in a fresh data directory (and, for `.postgres`, a fresh database) and
-/// runs `body` against it. `logger`: where the server logs (default: swift-log's stderr handler).
+/// runs `body` against it once the revocation set is loaded. `logger`: where the server logs (default: swift-log's
+/// stderr handler). `holdingRevocations`: the load of the revocation set waits until the test sets
+/// `api.faults.holdsRevocations` to false (and `body` runs at once).
 func withAPI(
     on backend: StoreKind = .sqlite,
     logger: Logger = Logger(label: "linkd"),
+    holdingRevocations: Bool = false,
     _ adjust: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (API) async throws -> Void
 ) async throws {
@@ -137,6 +140,7 @@ func withAPI(
         configuration: configuration, environment: [:], logger: logger,
         wrapBackend: { backend in
             let faulty = FaultInjectingBackend(backend)
+            faulty.holdsRevocations = holdingRevocations
             wrapped = faulty
             return faulty
         },
@@ -147,6 +151,10 @@ func withAPI(
     guard let faults = wrapped else { throw HarnessError("the store's backend was not wrapped") }
     let frozen = configuration
     let store = server.store, hotRoutes = server.hotRoutes, routes = server.routes, keys = server.keys
+    if !holdingRevocations {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !store.revocations.isLoaded, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+    }
     try await server.application.test(.live) { client in
         try await body(API(
             client: client, adminKey: adminKey, configuration: frozen, store: store, faults: faults, hotRoutes: hotRoutes,

@@ -25,6 +25,7 @@ final class FaultInjectingBackend: StoreBackend {
     private let linkReadCount = Mutex(0)
     private let shortIDReadCount = Mutex(0)
     private let pathReadCount = Mutex(0)
+    private let revocationsHeld = Mutex(false)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -33,6 +34,12 @@ final class FaultInjectingBackend: StoreBackend {
     var fault: Fault {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }
+    }
+
+    /// While true, `streamRevocations` waits: the front's load of the revocation set has not finished.
+    var holdsRevocations: Bool {
+        get { revocationsHeld.withLock { $0 } }
+        set { revocationsHeld.withLock { $0 = newValue } }
     }
 
     func check() throws {
@@ -102,7 +109,11 @@ final class FaultInjectingBackend: StoreBackend {
     }
     func countLinks() async throws -> Int { try check(); return try await base.countLinks() }
     func fetchClicks(linkID: String) async throws -> LinkClicks { try check(); return try await base.fetchClicks(linkID: linkID) }
-    func streamRevocations(into loader: RevocationLoader) async throws { try check(); try await base.streamRevocations(into: loader) }
+    func streamRevocations(into loader: RevocationLoader) async throws {
+        while holdsRevocations { try await Task.sleep(for: .milliseconds(10)) }
+        try check()
+        try await base.streamRevocations(into: loader)
+    }
 
     // LinkListing
     func listLinks(_ query: LinkListQuery) async throws -> [ListedLink] { try check(); return try await base.listLinks(query) }
