@@ -4,83 +4,14 @@ import GRDB
 enum Migrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "links") { t in
-                t.primaryKey("id", .text)
-                t.column("app", .text).notNull()
-                t.column("route", .text).notNull()
-                t.column("params", .text).notNull()
-                t.column("owner", .text)
-                t.column("title", .text)
-                t.column("created", .datetime).notNull()
-                t.column("expires", .datetime).notNull()
-                t.column("generation", .integer).notNull()
-                t.column("status", .text).notNull()
-            }
-            try db.create(index: "links_owner", on: "links", columns: ["app", "owner"])
-            try db.create(table: "revocations") { t in
-                t.column("linkId", .text).notNull()
-                t.column("generation", .integer).notNull()
-                t.column("revokedAt", .datetime).notNull()
-                t.primaryKey(["linkId", "generation"])
-            }
-            try db.create(table: "key_records") { t in
-                t.column("app", .text).notNull()
-                t.column("kid", .integer).notNull()
-                t.column("record", .blob).notNull()
-                t.primaryKey(["app", "kid"])
-            }
-            try db.create(table: "api_keys") { t in
-                t.primaryKey("id", .text)
-                t.column("kind", .text).notNull()
-                t.column("app", .text)
-                t.column("label", .text).notNull()
-                t.column("secretHash", .blob).notNull().unique()
-                t.column("created", .datetime).notNull()
-                t.column("revoked", .datetime)
-            }
-            try db.create(table: "clicks") { t in
-                t.primaryKey("linkId", .text)
-                t.column("count", .integer).notNull()
-                t.column("lastOpened", .datetime)
-            }
-            try db.create(table: "audit_log") { t in
-                t.autoIncrementedPrimaryKey("seq")
-                t.column("at", .datetime).notNull()
-                t.column("actor", .text).notNull()
-                t.column("action", .text).notNull()
-                t.column("detail", .text).notNull()
-            }
-        }
+        migrator.registerMigration("v1", migrate: createFirstTables)
         // Listing links newest first, by app, by owner or all (`LinkListing`): keyset pagination on (created, id).
         migrator.registerMigration("admincli-links-listing") { db in
             try db.create(index: "links_created", on: "links", columns: ["created", "id"])
             try db.create(index: "links_app_created", on: "links", columns: ["app", "created", "id"])
             try db.create(index: "links_owner_created", on: "links", columns: ["owner", "created", "id"])
         }
-        migrator.registerMigration("webhooks_v1") { db in
-            // Endpoints (secrets sealed with the master key), the outbox (one row per event and endpoint, until
-            // delivered or given up) and each endpoint's delivery log (its newest attempts).
-            try db.execute(sql: """
-                CREATE TABLE webhook_endpoints (id TEXT PRIMARY KEY, app TEXT NOT NULL, url TEXT NOT NULL,
-                  events TEXT NOT NULL, enabled BOOLEAN NOT NULL, secret BLOB NOT NULL, created DATETIME NOT NULL,
-                  updated DATETIME NOT NULL, failingSince DATETIME)
-                """)
-            try db.execute(sql: "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app)")
-            try db.execute(sql: """
-                CREATE TABLE webhook_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, eventId TEXT NOT NULL,
-                  endpointId TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL, created DATETIME NOT NULL,
-                  attempts INTEGER NOT NULL, nextAttempt DATETIME NOT NULL, leaseOwner TEXT, leaseUntil DATETIME)
-                """)
-            try db.execute(sql: "CREATE INDEX webhook_outbox_due ON webhook_outbox (nextAttempt)")
-            try db.execute(sql: "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpointId)")
-            try db.execute(sql: """
-                CREATE TABLE webhook_attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, endpointId TEXT NOT NULL,
-                  eventId TEXT NOT NULL, type TEXT NOT NULL, attempt INTEGER NOT NULL, at DATETIME NOT NULL,
-                  status INTEGER, outcome TEXT NOT NULL, durationMs INTEGER NOT NULL, error TEXT)
-                """)
-            try db.execute(sql: "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpointId, seq)")
-        }
+        migrator.registerMigration("webhooks_v1", migrate: createWebhookTables)
         // Deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
         migrator.registerMigration("deferred-v1") { db in
             for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
@@ -128,5 +59,79 @@ enum Migrations {
             for statement in CustomPathSchema.sqlite { try db.execute(sql: statement) }
         }
         return migrator
+    }
+
+    /// The first schema: links, revocations, key records, API keys, clicks, the audit log.
+    private static func createFirstTables(_ db: Database) throws {
+        try db.create(table: "links") { t in
+            t.primaryKey("id", .text)
+            t.column("app", .text).notNull()
+            t.column("route", .text).notNull()
+            t.column("params", .text).notNull()
+            t.column("owner", .text)
+            t.column("title", .text)
+            t.column("created", .datetime).notNull()
+            t.column("expires", .datetime).notNull()
+            t.column("generation", .integer).notNull()
+            t.column("status", .text).notNull()
+        }
+        try db.create(index: "links_owner", on: "links", columns: ["app", "owner"])
+        try db.create(table: "revocations") { t in
+            t.column("linkId", .text).notNull()
+            t.column("generation", .integer).notNull()
+            t.column("revokedAt", .datetime).notNull()
+            t.primaryKey(["linkId", "generation"])
+        }
+        try db.create(table: "key_records") { t in
+            t.column("app", .text).notNull()
+            t.column("kid", .integer).notNull()
+            t.column("record", .blob).notNull()
+            t.primaryKey(["app", "kid"])
+        }
+        try db.create(table: "api_keys") { t in
+            t.primaryKey("id", .text)
+            t.column("kind", .text).notNull()
+            t.column("app", .text)
+            t.column("label", .text).notNull()
+            t.column("secretHash", .blob).notNull().unique()
+            t.column("created", .datetime).notNull()
+            t.column("revoked", .datetime)
+        }
+        try db.create(table: "clicks") { t in
+            t.primaryKey("linkId", .text)
+            t.column("count", .integer).notNull()
+            t.column("lastOpened", .datetime)
+        }
+        try db.create(table: "audit_log") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("at", .datetime).notNull()
+            t.column("actor", .text).notNull()
+            t.column("action", .text).notNull()
+            t.column("detail", .text).notNull()
+        }
+    }
+
+    /// Webhook endpoints (secrets sealed with the master key), the outbox (one row per event and endpoint, until
+    /// delivered or given up) and each endpoint's delivery log (its newest attempts).
+    private static func createWebhookTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE webhook_endpoints (id TEXT PRIMARY KEY, app TEXT NOT NULL, url TEXT NOT NULL,
+              events TEXT NOT NULL, enabled BOOLEAN NOT NULL, secret BLOB NOT NULL, created DATETIME NOT NULL,
+              updated DATETIME NOT NULL, failingSince DATETIME)
+            """)
+        try db.execute(sql: "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app)")
+        try db.execute(sql: """
+            CREATE TABLE webhook_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, eventId TEXT NOT NULL,
+              endpointId TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL, created DATETIME NOT NULL,
+              attempts INTEGER NOT NULL, nextAttempt DATETIME NOT NULL, leaseOwner TEXT, leaseUntil DATETIME)
+            """)
+        try db.execute(sql: "CREATE INDEX webhook_outbox_due ON webhook_outbox (nextAttempt)")
+        try db.execute(sql: "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpointId)")
+        try db.execute(sql: """
+            CREATE TABLE webhook_attempts (seq INTEGER PRIMARY KEY AUTOINCREMENT, endpointId TEXT NOT NULL,
+              eventId TEXT NOT NULL, type TEXT NOT NULL, attempt INTEGER NOT NULL, at DATETIME NOT NULL,
+              status INTEGER, outcome TEXT NOT NULL, durationMs INTEGER NOT NULL, error TEXT)
+            """)
+        try db.execute(sql: "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpointId, seq)")
     }
 }
