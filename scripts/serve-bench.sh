@@ -7,13 +7,16 @@
 #   3. resident size with 1,000,000 revocations loaded from the store, against the same daemon with none.
 # Usage: scripts/serve-bench.sh [SECONDS] [speed]   (needs wrk and nginx: apt-get install wrk nginx-light)
 #   speed: the throughput part only.  LOOPS="0 1": the event-loop thread counts measured, in turn (0: one per core, the
-#   shipped default; 1: one loop, as nginx runs here with its one worker).
+#   shipped default; 1: one loop, as nginx runs here with its one worker). LINKD_BIN=…: another build (default
+#   .build/release/linkd, built first), e.g. two builds in turn for a before/after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 scripts/ensure-deps.sh build
-scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
-bin=.build/release/linkd
+if [ -z "${LINKD_BIN:-}" ]; then
+  scripts/build-release.sh 2>&1 | grep -E "error:|complete" | tail -20
+fi
+bin=${LINKD_BIN:-.build/release/linkd}
 work=$(mktemp -d)
 pid=""
 origin_pid=""

@@ -130,6 +130,9 @@ public final class Router: Sendable {
     /// The manifest of `app`.
     public func manifest(app: String) -> AppManifest? { apps[app]?.manifest }
 
+    /// Whether `app` has the route `route` (the share path asks for every opening: no copy of the manifest).
+    public func hasRoute(app: String, route: String) -> Bool { apps[app]?.manifest.routes[route] != nil }
+
     /// Every loaded manifest, in load order.
     public var manifests: [AppManifest] { appIDs.compactMap { apps[$0]?.manifest } }
 

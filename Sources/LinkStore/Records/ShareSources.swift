@@ -208,10 +208,13 @@ public struct DaySources: Sendable, Equatable {
     }
 
     private mutating func add(_ value: String, _ dimension: SourceDimension, clicks: Int) {
-        var values = counts[dimension, default: [:]]
+        // In place: a copy of the dimension's dictionary out and back would copy it on every opening.
+        Self.add(value, clicks: clicks, to: &counts[dimension, default: [:]])
+    }
+
+    private static func add(_ value: String, clicks: Int, to values: inout [String: Int]) {
         let kept = values.count - (values[ShareSource.other] == nil ? 0 : 1)
         values[SourceCaps.label(value, isKept: values[value] != nil, keptCount: kept, cap: SourceCaps.perLinkDay), default: 0] += clicks
-        counts[dimension] = values
     }
 }
 

@@ -266,7 +266,7 @@ final class LinkService: Sendable {
         case .deleted: return .unavailable(linkID: record.id, reason: .deleted)
         case .active:
             guard record.expires > now else { return .unavailable(linkID: record.id, reason: .expired) }
-            guard router.manifest(app: app)?.routes[record.route] != nil else { return .unavailable(linkID: record.id, reason: .deleted) }
+            guard router.hasRoute(app: app, route: record.route) else { return .unavailable(linkID: record.id, reason: .deleted) }
             return .active(ShareLinkTarget(linkID: record.id, route: record.route, params: record.params, expiresAt: record.expires))
         }
     }
