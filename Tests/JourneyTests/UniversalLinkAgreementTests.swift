@@ -98,7 +98,7 @@ struct UniversalLinkAgreementTests {
         // The patterns' own paths, held and not, their near misses, linkd's own paths, then every spelling of the routes.
         let extra = ["/l/held", "/l/held/", "/HeLd", "/heLd", "/fived", "/guard-pass", "/l/nope", "/l/nope/", "/WxYz", "/W%78Yz", "/abcde",
                      "/tab/nowhere", "/tab/library", "/l/a/b", "/l/", "/l", "/abc", "/abcdef", "/admin", "/admin/", "/s/x", "/v1/links",
-                     "/tab/x/y", "/tab//x", "//WxYz", "/WxYz//", "/moves"]
+                     "/tab/x/y", "/tab//x", "//WxYz", "/WxYz//", "/moves", "/moves/new", "/moves/not-a-uuid", "/moves/x/edit"]
         let candidates = AppleLinkCandidates.candidates(manifest)
         let answers = try await Self.resolveAll(extra.map { "https://\(host)\($0)" } + candidates.map { $0.url(host: host) }, daemon: daemon)
         var limits: [AppleLinkLimit: Int] = [:]

@@ -7,7 +7,7 @@ import Testing
 
 @testable import LinkdServer
 
-/// `share.pathPatterns` (Handz with `/l/*`, `/????`, `/?????`, `/tab/*`: `PathPatternFixtures`): a path of a pattern
+/// `share.pathPatterns` (Handz with `/l/*`, `/????`, `/?????`, `/tab/*`, `/moves/*`: `PathPatternFixtures`): a path of a pattern
 /// is linkd's to answer on the share host — the link holding it, or what an unknown short id gets — the well-known
 /// files cover each pattern once whatever the number of links, and such paths do not count toward the cap of 200
 /// listed custom paths.
@@ -125,6 +125,9 @@ struct PathPatternTests {
             // Routes come first; linkd's own paths and other shapes are not the patterns'.
             #expect(try await api.resolve("https://\(Self.host)/tab/library", state: "free")["route"] as? String == "Tab/Library")
             #expect(try await api.resolve("https://\(Self.host)/moves", state: "free")["route"] as? String == "Moves/Home")
+            #expect(try await api.resolve("https://\(Self.host)/moves/new", state: "free")["route"] as? String == "Moves/CreateMove")
+            // A route whose param's type refuses the path does not take it: the pattern's.
+            #expect(try await api.resolve("https://\(Self.host)/moves/not-a-uuid", state: "free")["outcome"] as? String == "linkUnavailable")
             for path in ["/admin", "/l/a/b", "/abcdef", "/abc"] {
                 #expect(try await api.resolve("https://\(Self.host)\(path)", state: "free")["outcome"] as? String == "notFound", "\(path)")
             }
@@ -163,7 +166,8 @@ struct PathPatternTests {
             let components = try #require(matcher.details.first).components.map(\.path)
             for glob in ["/l/?*", "/????", "/?????", "/tab/?*"] { #expect(components.filter { $0 == glob }.count == 1, "\(glob)") }
             let paths = ["/l/held", "/l/held/", "/HeLd", "/fived", "/l/nope", "/WxYz", "/WxYz/", "/abcde", "/tab/x", "/tab/library",
-                         "/%41bc", "/l/a/b", "/l", "/abc", "/abcdef", "/admin", "/admin/", "/tab/x/y", "/moves", "/WxYz/qr.svg"]
+                         "/%41bc", "/l/a/b", "/l", "/abc", "/abcdef", "/admin", "/admin/", "/tab/x/y", "/moves", "/WxYz/qr.svg",
+                         "/moves/new", "/moves/not-a-uuid", "/moves/\(UUID().uuidString.lowercased())", "/moves/x/edit"]
             for path in paths {
                 let (agrees, outcome) = try await Self.agreement(api, matcher, path)
                 #expect(agrees, "\(path): \(outcome), opens: \(matcher.opensInApp(path: path))")

@@ -1,10 +1,11 @@
 import Foundation
 
 /// Handz's manifest with `share.pathPatterns` (an app moving its old short links over: `/l/<code>`, four- and
-/// five-character codes, and every path under `/tab/` its routes do not take), beside the other examples.
+/// five-character codes, and every path under `/tab/` and `/moves/` its routes do not resolve: `/moves/not-a-uuid`,
+/// which `Moves/MoveDetail`'s uuid param refuses, is the pattern's), beside the other examples.
 public enum PathPatternFixtures {
     /// The patterns the manifest declares.
-    public static let patterns = ["/l/*", "/????", "/?????", "/tab/*"]
+    public static let patterns = ["/l/*", "/????", "/?????", "/tab/*", "/moves/*"]
 
     /// `examples/handz.yaml` with `patterns` added to its share section.
     public static var handzManifest: String {
