@@ -115,6 +115,15 @@ enum CustomPathSchema {
     ]
 }
 
+/// The index behind `liveCustomPaths` (the well-known files' paths and the cap on them): over links with a path only,
+/// holding every column the query reads, so that an app with 100,000 paths of its `share.pathPatterns` — which the
+/// query leaves out one by one (`CustomPathShapes`) — is read from the index alone, not from 100,000 rows.
+enum CustomPathListingSchema {
+    static let statements = [
+        "CREATE INDEX links_app_custom_paths ON links (app, path, status, expires, created, id) WHERE path IS NOT NULL",
+    ]
+}
+
 /// What PostgreSQL's insert of a link did, decided inside its transaction (an error thrown there would reach the caller
 /// wrapped as a storage failure).
 enum InsertedLink: Sendable, Equatable {
