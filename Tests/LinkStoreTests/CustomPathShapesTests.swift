@@ -40,9 +40,12 @@ struct CustomPathShapesTests {
         let shapes = CustomPathShapes(["/l/*", "/????", "/?????"])
         let clock = ContinuousClock()
         var listed: [String] = []
-        let took = try await clock.measure { listed = try await backend.liveCustomPaths(app: "handz", now: Date(), limit: 200, outside: shapes) }
+        var took: [Duration] = []
+        for _ in 0..<3 {
+            took.append(try await clock.measure { listed = try await backend.liveCustomPaths(app: "handz", now: Date(), limit: 200, outside: shapes) })
+        }
         #expect(Set(listed) == Set(others), "\(listed.count) listed")
-        print("liveCustomPaths over \(count) pattern paths and \(others.count) others: \(took)")
+        print("liveCustomPaths over \(count) pattern paths and \(others.count) others, three times: \(took)")
         // In any case: `/L/x…` is of `/l/*`'s shape then.
         let folded = try await backend.liveCustomPaths(app: "handz", now: Date(), limit: 200, outside: CustomPathShapes(["/l/*", "/????"], caseInsensitive: true))
         #expect(Set(folded) == Set(others.filter { !$0.hasPrefix("/L/") }))
