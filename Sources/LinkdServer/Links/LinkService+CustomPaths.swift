@@ -94,7 +94,9 @@ extension LinkService {
     func routeMatches(_ path: String, app: String, covered: Bool = false) -> Bool {
         guard let manifest = router.manifest(app: app), let host = manifest.hosts.first else { return false }
         let resolution = router.resolve(url: "https://\(host)\(path)", state: nil, app: app)
-        return covered ? !Self.mayBePatternPath(resolution) : !Self.mayBeCustomPath(resolution)
+        if covered { return !Self.mayBePatternPath(resolution) }
+        guard resolution.outcome == .notFound, let code = resolution.problem?.code else { return true }
+        return code != .noMatch && code != .unknownApp
     }
 
     /// Whether a resolution leaves a path of `share.pathPatterns` to its link (or to the unavailable answer): no
