@@ -8,10 +8,11 @@
 ///    characters written as they are, no empty segment, no pattern character, so each rule matches that one path
 ///    in every syntax, and nothing a later exclude is for; first, so that no exclude of a route's comes before them;
 /// 2. wildcard tails (`/docs/?*`), which match paths of any length, a trailing `/` included;
-/// 3. every other variant (each optional segment present or absent), the longest first and in manifest order within a
-///    length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then the
-///    variants as they are; the syntax's excludes for the length, then for each variant its own excludes and the
-///    variant.
+/// 3. every other variant (each optional segment present or absent; a `share.pathPatterns` pattern is one, its `*` a
+///    `string` param's pattern, its `?`s a fixed-length run like a uuid's), the longest first and in manifest order
+///    within a length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then
+///    the variants as they are; the syntax's excludes for the length, then for each variant its own excludes, the
+///    paths of linkd's own its shape takes in (`LinkVariant.excluded`), and the variant.
 ///
 /// A rule after an identical one never decides anything and is dropped.
 struct LinkRuleWalk<Syntax: LinkRuleSyntax> {
