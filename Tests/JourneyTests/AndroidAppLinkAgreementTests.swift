@@ -13,8 +13,9 @@ import Testing
 /// excludes must disagree: the check can fail.
 @Suite("Android App Links: the served assetlinks.json and /v1/resolve agree", .serialized)
 struct AndroidAppLinkAgreementTests {
-    @Test("every host: each candidate opens in the app by the served rules exactly when GET /v1/resolve resolves it to a route")
-    func servedRulesAndResolveAgree() async throws {
+    @Test("every host: each candidate opens in the app by the served rules exactly when GET /v1/resolve resolves it to a route (Handz also with share.pathPatterns)",
+          arguments: [false, true])
+    func servedRulesAndResolveAgree(pathPatterns: Bool) async throws {
         // The examples, each as an app with Android, and the globs manifest, as files the daemon loads.
         let directory = temporaryDataDir() + "-android-manifests"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -22,8 +23,8 @@ struct AndroidAppLinkAgreementTests {
         for path in UniversalLinkAgreementTests.exampleManifestPaths {
             let app = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             let copy = directory + "/\(app).yaml"
-            try AndroidLinkFixtures.withAndroid(String(contentsOfFile: path, encoding: .utf8), app: app)
-                .write(toFile: copy, atomically: true, encoding: .utf8)
+            let source = pathPatterns && app == "handz" ? try PathPatternFixtures.handzManifest : try String(contentsOfFile: path, encoding: .utf8)
+            try AndroidLinkFixtures.withAndroid(source, app: app).write(toFile: copy, atomically: true, encoding: .utf8)
             paths.append(copy)
         }
         paths.append(directory + "/globs.yaml")

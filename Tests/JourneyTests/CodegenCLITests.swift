@@ -71,4 +71,22 @@ struct CodegenCLITests {
         let absent = try Self.run(["codegen", "--lang", "kotlin", directory.appendingPathComponent("absent.yaml").path])
         #expect(absent.status == 1 && absent.stderr.contains("absent.yaml:1:1: error: cannot read the file"))
     }
+
+    @Test("share.pathPatterns: android-manifest carries them in the share filter; a bad one is refused as file:line:column")
+    func pathPatterns() throws {
+        let directory = try ExternalTool.temporaryDirectory("codegen-patterns")
+        let good = directory.appendingPathComponent("handz.yaml").path
+        try PathPatternFixtures.handzManifest.write(toFile: good, atomically: true, encoding: .utf8)
+        let result = try Self.run(["codegen", "--lang", "android-manifest", good])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("<data android:pathPattern=\"/l/.*\" />") && result.stdout.contains("<data android:pathPattern=\"/....\" />"))
+        let bad = directory.appendingPathComponent("bad.yaml").path
+        let text = try PathPatternFixtures.handzManifest.replacingOccurrences(of: "\"/l/*\"", with: "\"/v1/*\"")
+        try text.write(toFile: bad, atomically: true, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("pathPatterns") }) + 1
+        let refused = try Self.run(["codegen", "--lang", "android-manifest", bad])
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("\(bad):\(line):18: error: path pattern '/v1/*' starts with '/v1/', which linkd answers itself"),
+                "\(refused.stderr)")
+    }
 }

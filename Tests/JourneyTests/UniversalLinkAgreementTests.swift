@@ -78,6 +78,50 @@ struct UniversalLinkAgreementTests {
         #expect(Set(limits.keys).isSubset(of: [.paramTypeBeyondLength]), "\(limits)")
     }
 
+    @Test("with share.pathPatterns: every candidate and pattern path, held or not, opens in the app exactly when GET /v1/resolve resolves it")
+    func pathPatternsAgree() async throws {
+        let paths = try PathPatternFixtures.manifestPaths()
+        let daemon = try LinkdDaemon(configuration: "rateLimitPerSecond: 0\n", manifests: paths)
+        defer { daemon.stop() }
+        let admin = try #require(daemon.initialAdminKey)
+        for path in ["/l/held", "/HeLd", "/fived", "/guard-pass"] {
+            let created = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: admin, json: [
+                "app": "handz", "params": ["flowId": UUID().uuidString.lowercased()], "path": path,
+            ])
+            #expect(created.status == 201, "\(path): \(String(decoding: created.body, as: UTF8.self))")
+        }
+        let manifest = try #require(try ManifestLoader.load(paths: paths).first { $0.app == "handz" })
+        let loose = try LooseTypeRouters([manifest])
+        let host = "links.handz.example"
+        let file = try await TestHTTP.send("GET", daemon.baseURL + "/.well-known/apple-app-site-association", headers: ["Host": host])
+        let matcher = try AppleLinkMatcher(json: file.body)
+        // The patterns' own paths, held and not, their near misses, linkd's own paths, then every spelling of the routes.
+        let extra = ["/l/held", "/l/held/", "/HeLd", "/heLd", "/fived", "/guard-pass", "/l/nope", "/l/nope/", "/WxYz", "/W%78Yz", "/abcde",
+                     "/tab/nowhere", "/tab/library", "/l/a/b", "/l/", "/l", "/abc", "/abcdef", "/admin", "/admin/", "/s/x", "/v1/links",
+                     "/tab/x/y", "/tab//x", "//WxYz", "/WxYz//", "/moves", "/moves/new", "/moves/not-a-uuid", "/moves/x/edit"]
+        let candidates = AppleLinkCandidates.candidates(manifest)
+        let answers = try await Self.resolveAll(extra.map { "https://\(host)\($0)" } + candidates.map { $0.url(host: host) }, daemon: daemon)
+        var limits: [AppleLinkLimit: Int] = [:]
+        var unavailable = 0
+        for (path, answer) in zip(extra, answers) {
+            let resolves = AppleLinkCandidates.resolvesToRoute(outcome: answer.outcome, problem: answer.problem)
+            #expect(resolves == matcher.opensInApp(path: path), "\(path): \(answer.outcome) \(answer.problem ?? "-")")
+        }
+        for (candidate, answer) in zip(candidates, answers.dropFirst(extra.count)) {
+            let resolves = AppleLinkCandidates.resolvesToRoute(outcome: answer.outcome, problem: answer.problem)
+            if answer.outcome == "linkUnavailable" { unavailable += 1 }
+            switch AppleLinkCandidates.verdict(
+                candidate, resolves: resolves, opensInApp: matcher.opensInApp(path: candidate.path, query: candidate.query),
+                resolvesWithLooseTypes: loose.resolves(candidate.url(host: host))) {
+            case .agreed: break
+            case .limit(let limit): limits[limit, default: 0] += 1
+            case .disagreed(let why): Issue.record("\(host)\(candidate): \(why) (resolve: \(answer.outcome) \(answer.problem ?? "-"))")
+            }
+        }
+        #expect(unavailable > 0, "some spellings of the routes are pattern paths no link holds")
+        #expect(Set(limits.keys).isSubset(of: [.paramTypeBeyondLength]), "\(limits)")
+    }
+
     /// What `GET /v1/resolve` answered: `outcome` and `problem.code`.
     struct Answer: Sendable {
         var outcome: String

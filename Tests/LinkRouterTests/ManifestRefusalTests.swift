@@ -210,6 +210,26 @@ struct ManifestRefusalTests {
         #expect(problems(many) == ["bad.yaml:15:5: error: share.badges has 33 badges, more than 32 — keep at most 32"])
     }
 
+    @Test("share.pathPatterns: each bad pattern refused where it is written; at most 16; the good ones kept")
+    func sharePathPatterns() throws {
+        let share = "share:\n  path: /s/:token\n  route: Home\n  unavailableRoute: Home\n  pathPatterns:\n"
+        let bad = ["/l/**", "/l*", "/", "l/*", "/s/*", "/S/x?", "/admin?", "/healthz", "/v1/*", "/a//b", "/a/", "/a.b", "/l/*"]
+        let yaml = base + share + (["/l/*"] + bad).map { "    - \"\($0)\"\n" }.joined()
+        let found = problems(yaml)
+        #expect(found.count == bad.count, "\(found)")
+        for (index, (text, problem)) in zip(bad, found).enumerated() {
+            #expect(problem.hasPrefix("bad.yaml:\(16 + index):7: error: "), "\(text): \(problem)")
+        }
+        #expect(found[0].contains("'**' is not supported"), "\(found[0])")
+        #expect(found[4] == "bad.yaml:20:7: error: path pattern '/s/*' starts with '/s/', which linkd answers itself — choose another prefix, e.g. '/l/*'")
+        #expect(found[6].contains("starts with '/admin'"), "\(found[6])")
+        #expect(found.last == "bad.yaml:28:7: error: path pattern '/l/*' appears twice in share.pathPatterns — keep one")
+        let many = base + share + (0...16).map { "    - \"/p\($0)/*\"\n" }.joined()
+        #expect(problems(many) == ["bad.yaml:15:5: error: share.pathPatterns has 17 patterns, more than 16 — keep at most 16 (one '*' segment covers any number of paths)"])
+        let good = try ManifestLoader.parse(yaml: base + share + "    - \"/l/*\"\n    - \"/????\"\n    - \"/adm??\"\n", file: "good.yaml")
+        #expect(good.share?.pathPatterns.map(\.text) == ["/l/*", "/????", "/adm??"])
+    }
+
     @Test("YAML syntax errors carry their position; oversize manifests are refused")
     func syntaxAndSize() {
         #expect(problems("app: [unclosed\n").first?.hasPrefix("bad.yaml:2:1: error: YAML does not parse") == true)

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 import LinkRouter
+import LinkdTestSupport
 import RouteCodegen
 import Testing
 
@@ -79,6 +80,20 @@ struct AndroidManifestTests {
             #expect(opens, "\(scheme)")
         }
         #expect(tried > 0 || manifest.hosts.isEmpty)
+    }
+
+    @Test("share.pathPatterns are in the share filter: every path of a pattern opens the app on the share host")
+    func pathPatterns() throws {
+        let source = try PathPatternFixtures.handzManifest
+        let manifest = try ManifestLoader.parse(yaml: source, file: "handz.yaml")
+        let fixture = Fixture(name: "handz-patterns", source: source, manifest: manifest)
+        let xml = fixture.generate(.androidManifest)
+        #expect(xml.contains("<data android:pathPattern=\"/l/.*\" />") && xml.contains("<data android:pathPattern=\"/....\" />"))
+        let filters = try IntentFilters.parse(xml)
+        for path in ["/l/AbCd", "/l/AbCd/", "/WxYz", "/WxYz/", "/abcde", "/tab/anything"] {
+            #expect(filters.opens(scheme: "https", host: "links.handz.example", path: path), "\(path)")
+        }
+        #expect(!filters.opens(scheme: "https", host: "links.handz.example", path: "/abc"))
     }
 
     @Test("the glob below is Android's: its lazy `.*`, its `X*`, its escapes")

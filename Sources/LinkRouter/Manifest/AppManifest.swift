@@ -154,6 +154,10 @@ public struct AppManifest: Sendable, Equatable {
         public var badges: [String: String] = [:]
         /// Which of a new link's two share URLs `POST /v1/links` answers as its `url` (`share.url`).
         public var url: URLKind = .token
+        /// Shapes of custom paths linkd answers on the share hosts whether or not a link holds them
+        /// (`share.pathPatterns`, `CustomPathPattern`): covered once each by the well-known files, not counted in the
+        /// cap on an app's listed custom paths.
+        public var pathPatterns: [CustomPathPattern] = []
 
         /// A link's share URL by its token (`/s/<token>`, the default) or by its short id (`/s/<short id>`).
         public enum URLKind: String, Sendable, Equatable, CaseIterable {

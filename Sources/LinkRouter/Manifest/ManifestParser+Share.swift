@@ -7,7 +7,7 @@ extension ManifestParser {
     /// section.
     func parseShare(_ shareNode: Node?, in manifest: AppManifest, pendingRoutes: inout RouteReferences) -> AppManifest.ShareConfig? {
         guard let shareNode else { return nil }
-        let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta", "badges", "url"],
+        let fields = reader.mapping(shareNode, context: "share", allowed: ["path", "hosts", "route", "unavailableRoute", "message", "cta", "badges", "url", "pathPatterns"],
                                     required: ["path", "route", "unavailableRoute"])
         var share = AppManifest.ShareConfig(path: "/s/:token", hosts: [], route: "", unavailableRoute: "",
                                             unavailableMessage: "This link is no longer available.", cta: [:])
@@ -46,7 +46,32 @@ extension ManifestParser {
                             hint: "write 'token' (the signed token's URL, the default) or 'short' (the short id's URL)")
             }
         }
+        share.pathPatterns = pathPatterns(fields["pathPatterns"])
         return share
+    }
+
+    /// `share.pathPatterns`: at most `CustomPathPattern.maxPatterns` patterns, each well-formed, none twice.
+    private func pathPatterns(_ node: Node?) -> [CustomPathPattern] {
+        let entries = reader.strings(node, context: "share.pathPatterns")
+        if entries.count > CustomPathPattern.maxPatterns {
+            reader.fail(.badValue, node, "share.pathPatterns has \(entries.count) patterns, more than \(CustomPathPattern.maxPatterns)",
+                        hint: "keep at most \(CustomPathPattern.maxPatterns) (one '*' segment covers any number of paths)")
+            return []
+        }
+        var patterns: [CustomPathPattern] = []
+        for (text, node) in entries {
+            do {
+                let pattern = try CustomPathPattern(parsing: text)
+                guard !patterns.contains(pattern) else {
+                    reader.fail(.duplicateID, node, "path pattern '\(text)' appears twice in share.pathPatterns", hint: "keep one")
+                    continue
+                }
+                patterns.append(pattern)
+            } catch {
+                reader.fail(.badPattern, node, error.message, hint: error.hint)
+            }
+        }
+        return patterns
     }
 
     /// `share.path`: a valid pattern with a `:token` param and no optional parts.

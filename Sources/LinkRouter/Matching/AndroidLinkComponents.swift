@@ -77,6 +77,9 @@ struct AndroidLinkSyntax: LinkRuleSyntax {
         }
     }
 
+    /// The characters as they are (the custom-path alphabet reads the same decoded), each `?` any one character.
+    func glob(characters: String) -> String { characters }
+
     func queryName(_ name: String) -> String { AppManifest.androidLiteral(name) }
 
     /// Every path with more than `length` segments: `length` (one more with a trailing `/`) non-empty segments, each

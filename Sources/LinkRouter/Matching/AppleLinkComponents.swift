@@ -80,6 +80,9 @@ struct AppleLinkSyntax: LinkRuleSyntax {
 
     func glob(for type: ParamType) -> String { AppManifest.appleGlob(for: type) }
 
+    /// The characters as they are (the custom-path alphabet needs no escape), each `?` any one character.
+    func glob(characters: String) -> String { characters }
+
     func queryName(_ name: String) -> String { AppManifest.appleEncoded(name) }
 
     func excludes(length: Int, trailingSlash: Bool) -> [LinkRule] { [] }
@@ -88,9 +91,14 @@ struct AppleLinkSyntax: LinkRuleSyntax {
     /// length (its `?`s match `/` too).
     func excludes(before variant: LinkVariant, trailingSlash: Bool) -> [LinkRule] {
         variant.segments.indices.compactMap { index in
-            guard case .param(_, let type) = variant.segments[index] else { return nil }
-            var globs = variant.segments.map(glob)
-            globs[index] = glob(for: type) == "?*" ? "?*/?*" : "*/*"
+            let spanning: String
+            switch variant.segments[index] {
+            case .pattern(.param(_, let type)): spanning = glob(for: type) == "?*" ? "?*/?*" : "*/*"
+            case .characters: spanning = "*/*"
+            default: return nil
+            }
+            var globs = variant.segments.map { glob($0) }
+            globs[index] = spanning
             return LinkRule(path: "/" + globs.joined(separator: "/") + (trailingSlash ? "/" : ""), exclude: true)
         }
     }

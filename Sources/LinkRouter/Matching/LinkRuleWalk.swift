@@ -8,10 +8,11 @@
 ///    characters written as they are, no empty segment, no pattern character, so each rule matches that one path
 ///    in every syntax, and nothing a later exclude is for; first, so that no exclude of a route's comes before them;
 /// 2. wildcard tails (`/docs/?*`), which match paths of any length, a trailing `/` included;
-/// 3. every other variant (each optional segment present or absent), the longest first and in manifest order within a
-///    length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then the
-///    variants as they are; the syntax's excludes for the length, then for each variant its own excludes and the
-///    variant.
+/// 3. every other variant (each optional segment present or absent; a `share.pathPatterns` pattern is one, its `*` a
+///    `string` param's pattern, its `?`s a fixed-length run like a uuid's), the longest first and in manifest order
+///    within a length; for each length, first the forms with a trailing `/` (`/tab/recents/`: linkd resolves it), then
+///    the variants as they are; the syntax's excludes for the length, then for each variant its own excludes, the
+///    paths of linkd's own its shape takes in (`LinkVariant.excluded`), and the variant.
 ///
 /// A rule after an identical one never decides anything and is dropped.
 struct LinkRuleWalk<Syntax: LinkRuleSyntax> {
@@ -34,6 +35,9 @@ struct LinkRuleWalk<Syntax: LinkRuleSyntax> {
                 rules += syntax.excludes(length: length, trailingSlash: trailingSlash)
                 for variant in group {
                     rules += syntax.excludes(before: variant, trailingSlash: trailingSlash)
+                    for own in variant.excluded {
+                        rules.append(LinkRule(path: syntax.path(own) + (trailingSlash ? "/" : ""), exclude: true))
+                    }
                     rules.append(include(variant, trailingSlash: trailingSlash))
                 }
             }
@@ -56,6 +60,8 @@ protocol LinkRuleSyntax {
     func prelude(_ variants: [LinkVariant]) -> [LinkRule]
     /// One segment as a pattern.
     func glob(_ segment: PathPattern.Segment) -> String
+    /// A custom-path pattern's run of characters and `?`s as a pattern.
+    func glob(characters: String) -> String
     /// A param type as a pattern (a query value's too).
     func glob(for type: ParamType) -> String
     /// A required query item's name as the file writes it.
@@ -67,22 +73,63 @@ protocol LinkRuleSyntax {
 }
 
 extension LinkRuleSyntax {
+    /// One variant's segment as a pattern.
+    func glob(_ segment: LinkVariant.Segment) -> String {
+        switch segment {
+        case .pattern(let segment): glob(segment)
+        case .characters(let text): glob(characters: text)
+        }
+    }
+
     /// `/` + the segments' patterns joined by `/`.
-    func path(_ segments: [PathPattern.Segment]) -> String {
-        "/" + segments.map(glob).joined(separator: "/")
+    func path(_ segments: [LinkVariant.Segment]) -> String {
+        "/" + segments.map { glob($0) }.joined(separator: "/")
     }
 }
 
 /// One pattern variant linkd resolves on a host: a path pattern with each optional segment present or absent, and
 /// the required query params of its route.
 struct LinkVariant {
+    /// One segment: a route pattern's, or a run of characters with `?`s of a custom-path pattern
+    /// (`CustomPathPattern`, each `?` one character, a fixed length like a uuid's).
+    enum Segment {
+        case pattern(PathPattern.Segment)
+        case characters(String)
+    }
+
     /// The segments.
-    var segments: [PathPattern.Segment]
+    var segments: [Segment]
     /// Required query param name → type.
     var query: [String: ParamType]
+    /// Paths of linkd's own that the variant's shape takes in (a custom-path pattern's `/*/*` takes `/v1/x`): excluded
+    /// right before it.
+    var excluded: [[Segment]] = []
 
     /// Whether it ends with a wildcard tail.
-    var isWildcard: Bool { segments.last?.isWildcard == true }
+    var isWildcard: Bool {
+        if case .pattern(let last)? = segments.last { return last.isWildcard }
+        return false
+    }
+
+    /// A route pattern's variant.
+    init(_ segments: [PathPattern.Segment], query: [String: ParamType]) {
+        self.segments = segments.map { .pattern($0) }
+        self.query = query
+    }
+
+    /// A custom-path pattern's variant: a literal as a literal, `*` as a `string` param's pattern.
+    init(_ pattern: CustomPathPattern, caseInsensitive: Bool) {
+        func segment(_ part: CustomPathPattern.Segment) -> Segment {
+            switch part {
+            case .literal(let text): .pattern(.literal(text))
+            case .wholeSegment: .pattern(.param(name: "*", type: .string))
+            case .characters(let text): .characters(text)
+            }
+        }
+        self.segments = pattern.segments.map(segment)
+        self.query = [:]
+        self.excluded = pattern.ownShapes(caseInsensitive: caseInsensitive).map { $0.map(segment) }
+    }
 }
 
 /// One rule of an association file, before it is encoded: a path pattern, query item patterns, exclude or include —
@@ -111,12 +158,14 @@ public struct LinkRule: Sendable, Equatable {
 }
 
 extension AppManifest {
-    /// The pattern variants linkd resolves on `host` (lowercase, no port): the share path's on share hosts, then
-    /// every route pattern's on the app's hosts, in manifest order, each with its route's required query params, then
+    /// The pattern variants linkd resolves on `host` (lowercase, no port): the share path's and the custom-path
+    /// patterns' (`share.pathPatterns`) on share hosts, then every route pattern's on the app's hosts, in manifest
+    /// order, each with its route's required query params.
     func linkVariants(host: String) -> [LinkVariant] {
         var variants: [LinkVariant] = []
         if let share, shareHosts.contains(host), let pattern = try? PathPattern(parsing: share.path) {
-            variants += pattern.expanded.map { LinkVariant(segments: $0, query: [:]) }
+            variants += pattern.expanded.map { LinkVariant($0, query: [:]) }
+            variants += share.pathPatterns.map { LinkVariant($0, caseInsensitive: caseInsensitivePaths) }
         }
         if hosts.contains(host) {
             for id in routeOrder {
@@ -124,7 +173,7 @@ extension AppManifest {
                 let query = route.query.filter(\.value.required).mapValues(\.type)
                 for text in route.patterns {
                     guard let pattern = try? PathPattern(parsing: text) else { continue }
-                    variants += pattern.expanded.map { LinkVariant(segments: $0, query: query) }
+                    variants += pattern.expanded.map { LinkVariant($0, query: query) }
                 }
             }
         }

@@ -15,8 +15,9 @@ public protocol LinkTable: Sendable {
     /// The link of `app` holding the custom path `path` in any case (`CustomPath.key`, the `links_app_path` index),
     /// nil when none does.
     func fetchLink(app: String, path: String) async throws -> LinkRecord?
-    /// The custom paths of `app`'s live links (active, expiring after `now`), newest link first, at most `limit`.
-    func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String]
+    /// The custom paths of `app`'s live links (active, expiring after `now`) but those of the `outside` shapes,
+    /// newest link first, at most `limit`.
+    func liveCustomPaths(app: String, now: Date, limit: Int, outside: CustomPathShapes) async throws -> [String]
     /// Sets a link `revoked` and records the revocation of its generation (a shared store writes the change to its
     /// feed and announces it) and the `audit` entry, all or none. The updated row, or nil (nothing written) if there
     /// is no such link.

@@ -58,6 +58,10 @@ enum Migrations {
         migrator.registerMigration("custom-paths-v1") { db in
             for statement in CustomPathSchema.sqlite { try db.execute(sql: statement) }
         }
+        // The listing of an app's custom paths read from an index alone (`CustomPathListingSchema`).
+        migrator.registerMigration("custom-path-listing-v1") { db in
+            for statement in CustomPathListingSchema.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

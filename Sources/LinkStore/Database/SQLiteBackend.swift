@@ -95,11 +95,13 @@ public final class SQLiteBackend: StoreBackend {
         }
     }
 
-    /// The custom paths of `app`'s live links, newest first, at most `limit`.
-    public func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+    /// The custom paths of `app`'s live links but those of the `outside` shapes, newest first, at most `limit`: from
+    /// the partial covering index (the planner would walk every link of the app by `links_app_created`).
+    public func liveCustomPaths(app: String, now: Date, limit: Int, outside: CustomPathShapes) async throws -> [String] {
         try await read { db in
             try String.fetchAll(db, sql: """
-                SELECT path FROM links WHERE app = ? AND path IS NOT NULL AND status = 'active' AND expires > ?
+                SELECT path FROM links INDEXED BY links_app_custom_paths
+                WHERE app = ? AND path IS NOT NULL AND status = 'active' AND expires > ? AND \(outside.sqlOutside(like: false))
                 ORDER BY created DESC, id DESC LIMIT ?
                 """, arguments: [app, StoredDate.text(now), limit])
         }

@@ -52,9 +52,10 @@ extension StoreFront {
         }
     }
 
-    /// The custom paths of `app`'s live links, newest first, at most `limit` (for its well-known files).
-    public func liveCustomPaths(app: String, now: Date = Date(), limit: Int) async throws -> [String] {
-        try await backend.liveCustomPaths(app: app, now: now, limit: limit)
+    /// The custom paths of `app`'s live links but those of the `outside` shapes (its `share.pathPatterns`), newest
+    /// first, at most `limit` (for its well-known files and the cap on them).
+    public func liveCustomPaths(app: String, now: Date = Date(), limit: Int, outside: CustomPathShapes = CustomPathShapes()) async throws -> [String] {
+        try await backend.liveCustomPaths(app: app, now: now, limit: limit, outside: outside)
     }
 
     /// Notes a new link's custom path: it holds it from now on; a link that held it before (revoked or expired, its

@@ -36,11 +36,12 @@ extension PostgresBackend {
         }
     }
 
-    /// The custom paths of `app`'s live links, newest first, at most `limit`.
-    public func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+    /// The custom paths of `app`'s live links but those of the `outside` shapes, newest first, at most `limit`.
+    public func liveCustomPaths(app: String, now: Date, limit: Int, outside: CustomPathShapes) async throws -> [String] {
         try await run("read an app's custom paths") { [client] in
             let rows = try await client.query("""
                 SELECT path FROM links WHERE app = \(app) AND path IS NOT NULL AND status = 'active' AND expires > \(now)
+                AND \(unescaped: outside.sqlOutside(like: true))
                 ORDER BY created DESC, id DESC LIMIT \(Int64(limit))
                 """)
             var paths: [String] = []

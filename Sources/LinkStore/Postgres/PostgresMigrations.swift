@@ -95,6 +95,8 @@ enum PostgresMigrations {
         ]),
         // Custom paths: a link's path on its app's share hosts, unique per app whatever its case (`CustomPath`).
         ("custom-paths-v1", CustomPathSchema.postgres),
+        // The listing of an app's custom paths read from an index alone (`CustomPathListingSchema`).
+        ("custom-path-listing-v1", CustomPathListingSchema.statements),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

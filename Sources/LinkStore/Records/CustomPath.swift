@@ -39,6 +39,50 @@ public enum CustomPath {
     }
 }
 
+/// Which custom paths a backend's `liveCustomPaths` leaves out: those of the shapes an app's manifest declares in
+/// `share.pathPatterns` (each `/`-separated segment `*`, one or more characters, or characters where `?` is any one;
+/// LinkRouter's `CustomPathPattern` checks them), in any case when `caseInsensitive`. Written into SQL as text: a
+/// pattern of other characters leaves nothing out.
+public struct CustomPathShapes: Sendable, Equatable {
+    /// The patterns' texts (`/l/*`, `/????`).
+    public var patterns: [String]
+    /// Whether literals match in any case (a `caseInsensitivePaths` manifest).
+    public var caseInsensitive: Bool
+
+    /// - Parameters: see the properties.
+    public init(_ patterns: [String] = [], caseInsensitive: Bool = false) {
+        self.patterns = patterns.filter { text in
+            text.hasPrefix("/") && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || "-_/*?".utf8.contains(byte)
+            }
+        }
+        self.caseInsensitive = caseInsensitive
+    }
+
+    /// An SQL condition true for a `path` of none of the shapes (`TRUE` when there are none). `like`: PostgreSQL's
+    /// `LIKE` (`_` any one character, `%` any run, `\` the escape); else SQLite's case-sensitive `GLOB`.
+    func sqlOutside(like: Bool) -> String {
+        guard !patterns.isEmpty else { return "TRUE" }
+        let column = caseInsensitive ? "lower(path)" : "path"
+        let conditions = patterns.map { text in
+            var pattern = ""
+            for character in caseInsensitive ? text.lowercased() : text {
+                switch character {
+                case "*": pattern += like ? "_%" : "?*"
+                case "?": pattern += like ? "_" : "?"
+                case "_": pattern += like ? "\\_" : "_"
+                default: pattern.append(character)
+                }
+            }
+            let slashes = text.utf8.filter { $0 == UInt8(ascii: "/") }.count
+            // As many `/` as the pattern: no `*` takes one.
+            return "(\(column) \(like ? "LIKE" : "GLOB") '\(pattern)' AND length(path) - length(replace(path, '/', '')) = \(slashes))"
+        }
+        return "NOT (" + conditions.joined(separator: " OR ") + ")"
+    }
+}
+
 /// Thrown by a backend's `insertLink` when another link of the app holds the custom path (live, or revoked or expired
 /// but not yet released: a new link's insert releases those first, in its transaction).
 public struct CustomPathTaken: Error, Sendable, Equatable, CustomStringConvertible {
@@ -68,6 +112,15 @@ enum CustomPathSchema {
     static let postgres = [
         "ALTER TABLE links ADD COLUMN path text",
         "CREATE UNIQUE INDEX links_app_path ON links (app, lower(path))",
+    ]
+}
+
+/// The index behind `liveCustomPaths` (the well-known files' paths and the cap on them): over links with a path only,
+/// holding every column the query reads, so that an app with 100,000 paths of its `share.pathPatterns` — which the
+/// query leaves out one by one (`CustomPathShapes`) — is read from the index alone, not from 100,000 rows.
+enum CustomPathListingSchema {
+    static let statements = [
+        "CREATE INDEX links_app_custom_paths ON links (app, path, status, expires, created, id) WHERE path IS NOT NULL",
     ]
 }
 

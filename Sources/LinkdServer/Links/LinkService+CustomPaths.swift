@@ -10,9 +10,19 @@ import LinkStore
 /// holds it (in any case: `CustomPath`'s case rule). A revoked or expired link holds its path (and answers 410 there)
 /// until a new link takes it; the old link then no longer answers at that path.
 extension LinkService {
-    /// The most live custom paths an app may hold: its apple-app-site-association and assetlinks.json list each
-    /// (`CustomPathFiles`), and both must stay under `WellKnownFiles.maxBytes`.
+    /// The most live custom paths an app may hold outside its `share.pathPatterns`: its apple-app-site-association
+    /// and assetlinks.json list each (`CustomPathFiles`), and both must stay under `WellKnownFiles.maxBytes`. Paths
+    /// the patterns cover are not listed (the files cover each pattern once) and do not count.
     static let maxCustomPathsPerApp = 200
+
+    /// The token a path of `share.pathPatterns` that no link holds resolves with (`/s/<this>`): `unknown` at once,
+    /// as an unknown short id is, without a store read or a signature check (`memoryStatus`).
+    static let patternMissToken = "-"
+
+    /// The shapes `liveCustomPaths` leaves out for `manifest`: its `share.pathPatterns`.
+    static func patternShapes(_ manifest: AppManifest) -> CustomPathShapes {
+        CustomPathShapes((manifest.share?.pathPatterns ?? []).map(\.text), caseInsensitive: manifest.caseInsensitivePaths)
+    }
 
     /// Prefixes of paths linkd answers itself on every host (compared in lowercase): never a custom path.
     static let reservedPathPrefixes = ["/s/", "/v1/", "/.well-known/", "/static/", "/admin", "/healthz", "/readyz", "/metrics"]
@@ -49,22 +59,28 @@ extension LinkService {
     /// Checks a new link's `path` against its shape, linkd's prefixes, the app's share path and route patterns, and
     /// the cap on live paths; the store's unique index decides between links.
     func checkCustomPath(_ path: String, app: String, manifest: AppManifest, router: Router) async throws(LinkError) {
-        // linkd's own prefixes first (`/.well-known/…` is refused as linkd's, not for its `.`).
+        // linkd's own prefixes first (`/.well-known/…` is refused as linkd's, not for its `.`); a path of the app's
+        // `share.pathPatterns` is refused only for what linkd answers itself there (`CustomPathPattern.isLinkdsOwn`).
         let lower = CustomPath.key(path)
         var reserved = Self.reservedPathPrefixes
         if let share = manifest.share, let literal = share.path.split(separator: "/").first, !literal.hasPrefix(":") {
             reserved.append("/\(literal.lowercased())/")
         }
-        for prefix in reserved where lower.hasPrefix(prefix) || lower + "/" == prefix {
+        let covered = CustomPath.isShape(path) && manifest.pathPatternsCover(path)
+        for prefix in reserved where !covered && (lower.hasPrefix(prefix) || lower + "/" == prefix) {
             throw PathHolder.reserved(prefix).refusal(nil)
         }
         if let problem = CustomPath.problem(path) { throw LinkError(.invalid, problem) }
         if let route = routeMatching(path, manifest: manifest, router: router) {
             throw PathHolder.route(route).refusal(path)
         }
-        let live = try await Self.storing { try await store.liveCustomPaths(app: app, limit: Self.maxCustomPathsPerApp) }
+        guard !covered else { return }
+        let live = try await Self.storing {
+            try await store.liveCustomPaths(app: app, limit: Self.maxCustomPathsPerApp, outside: Self.patternShapes(manifest))
+        }
         guard live.count < Self.maxCustomPathsPerApp else {
-            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths, the most it may have")
+            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths outside its share.pathPatterns, "
+                + "the most it may have (each is listed in its well-known files); a path that share.pathPatterns covers does not count")
         }
     }
 
@@ -73,12 +89,22 @@ extension LinkService {
         resolution.outcome == .notFound && resolution.problem?.code == .noMatch
     }
 
-    /// Whether one of `app`'s route patterns matches `path` (one resolution).
-    func routeMatches(_ path: String, app: String) -> Bool {
+    /// Whether one of `app`'s route patterns takes `path` (one resolution): matches it, or — on a path of its
+    /// `share.pathPatterns` (`covered`), which linkd answers anyway — resolves it.
+    func routeMatches(_ path: String, app: String, covered: Bool = false) -> Bool {
         guard let manifest = router.manifest(app: app), let host = manifest.hosts.first else { return false }
         let resolution = router.resolve(url: "https://\(host)\(path)", state: nil, app: app)
+        if covered { return !Self.mayBePatternPath(resolution) }
         guard resolution.outcome == .notFound, let code = resolution.problem?.code else { return true }
         return code != .noMatch && code != .unknownApp
+    }
+
+    /// Whether a resolution leaves a path of `share.pathPatterns` to its link (or to the unavailable answer): no
+    /// route resolved it (a route whose params' types refuse the path does not take it; one the state may not open
+    /// does).
+    static func mayBePatternPath(_ resolution: Resolution) -> Bool {
+        guard resolution.outcome == .notFound, let code = resolution.problem?.code else { return false }
+        return code != .notAllowed && code != .nonCanonicalPath
     }
 
     /// The route one of `manifest`'s patterns opens at `path` (on any of its hosts), or nil when none matches.
@@ -104,23 +130,26 @@ extension LinkService {
     // MARK: Answering at a custom path
 
     /// The app and path `url` names when it may be a custom path: an http(s) URL on a share host of an app, whose
-    /// path (as written, one trailing `/` allowed, as routes allow it) has a custom path's shape and is not linkd's.
-    func customPathCandidate(url: String) -> (app: String, path: String)? {
+    /// path (as written, one trailing `/` allowed, as routes allow it) has a custom path's shape and is not linkd's;
+    /// `covered` when one of the app's `share.pathPatterns` covers it (linkd answers it, held or not).
+    func customPathCandidate(url: String) -> (app: String, path: String, covered: Bool)? {
         guard let (path, _) = LongLink.pathAndQuery(url), let start = url.range(of: "://") else { return nil }
         let authority = url[start.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return customPathCandidate(host: String(authority), path: path)
     }
 
     /// `customPathCandidate` of a request: its `Host` and the path of its target.
-    func customPathCandidate(host: String, path: Substring) -> (app: String, path: String)? {
+    func customPathCandidate(host: String, path: Substring) -> (app: String, path: String, covered: Bool)? {
         var path = path
         if path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        let hostname = Authority.hostname(host)
+        guard let app = router.shareApp(host: hostname), let manifest = router.manifest(app: app),
+              manifest.shareHosts.contains(hostname) else { return nil }
+        if manifest.pathPatternsCover(path) { return (app, String(path), true) }
         guard CustomPath.isShape(path) else { return nil }
         let lower = CustomPath.key(String(path))
         guard !Self.reservedPathPrefixes.contains(where: { lower.hasPrefix($0) || lower + "/" == $0 }) else { return nil }
-        let hostname = Authority.hostname(host)
-        guard let app = router.shareApp(host: hostname), router.manifest(app: app)?.shareHosts.contains(hostname) == true else { return nil }
-        return (app, String(path))
+        return (app, String(path), false)
     }
 
     /// What memory says of the link at a custom path: its record (when it holds the path in this spelling), none,
@@ -130,9 +159,11 @@ extension LinkService {
         case needsRecord(String)
     }
 
-    /// The link at `path` of `app` from memory.
+    /// The link at `path` of `app` from memory (none, at once, for a path no link may hold: a path of
+    /// `share.pathPatterns` in other characters, `/%41bc`).
     func cachedPathLink(app: String, path: String) -> PathVerdict {
-        switch store.cachedLink(app: app, path: path) {
+        guard CustomPath.isShape(path) else { return .link(nil) }
+        return switch store.cachedLink(app: app, path: path) {
         case .unknown: .link(nil)
         case .miss: .needsRecord(Self.pathKey(app: app, path: path))
         case .record(let record): .link(holds(record, path: path) ? record : nil)
@@ -141,7 +172,7 @@ extension LinkService {
 
     /// The link at `path` of `app`, reading the store when memory does not know; nil for none (a store failure too).
     func pathLink(app: String, path: String) async -> LinkRecord? {
-        guard let record = try? await store.link(app: app, path: path) else { return nil }
+        guard CustomPath.isShape(path), let record = try? await store.link(app: app, path: path) else { return nil }
         return holds(record, path: path) ? record : nil
     }
 
@@ -154,20 +185,22 @@ extension LinkService {
     }
 
     /// The URL `url` resolves as: a custom path's link's short URL, when `url` (or the deep link of a long link) is
-    /// one; else `url`. `nil` when memory does not know the path: `missing` gets the key `load` reads. Asked only
-    /// when the router matched no pattern (`mayBeCustomPath`): a route of the app comes first.
-    func customPathTarget(_ url: String, missing: inout [String]) -> String? {
+    /// one; for a path of `share.pathPatterns` no link holds, the share URL of `patternMissToken` (what an unknown
+    /// short id resolves to); else `url`. `nil` when memory does not know the path: `missing` gets the key `load`
+    /// reads. Asked only when no route took the URL (`mayBeCustomPath`, `mayBePatternPath`): a route comes first.
+    func customPathTarget(_ url: String, resolution: Resolution, missing: inout [String]) -> String? {
         var candidateURL = url
         if case .inner(let inner)? = LongLink.parse(url) { candidateURL = inner }
-        guard let (app, path) = customPathCandidate(url: candidateURL) else { return url }
+        guard let (app, path, covered) = customPathCandidate(url: candidateURL) else { return url }
         if candidateURL != url, router.app(for: url) != app { return url }
+        guard covered ? Self.mayBePatternPath(resolution) : Self.mayBeCustomPath(resolution) else { return url }
         switch cachedPathLink(app: app, path: path) {
         case .needsRecord(let key):
             missing.append(key)
             return nil
         case .link(let record):
-            guard let shortID = record?.shortID, let short = router.shareURL(app: app, token: shortID) else { return url }
-            return short
+            if let shortID = record?.shortID, let short = router.shareURL(app: app, token: shortID) { return short }
+            return covered ? router.shareURL(app: app, token: Self.patternMissToken) ?? url : url
         }
     }
 

@@ -14,14 +14,14 @@ extension LinkService {
         var verified = VerifiedTokens()
         var url = url
         var (first, missing) = resolveOnce(url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified)
-        // No pattern matched: a link's custom path resolves as the link's short URL.
-        if missing.isEmpty, Self.mayBeCustomPath(first) {
+        // No route took it: a link's custom path resolves as the link's short URL.
+        if missing.isEmpty, first.outcome == .notFound {
             var pathMissing: [String] = []
-            var target = customPathTarget(url, missing: &pathMissing)
+            var target = customPathTarget(url, resolution: first, missing: &pathMissing)
             if target == nil {
                 for key in pathMissing { await load(key) }
                 var unused: [String] = []
-                target = customPathTarget(url, missing: &unused)
+                target = customPathTarget(url, resolution: first, missing: &unused)
             }
             if let target, target != url {
                 url = target
@@ -39,9 +39,9 @@ extension LinkService {
         var verified = VerifiedTokens()
         var (resolution, missing) = resolveOnce(
             url: url, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)
-        if missing.isEmpty, Self.mayBeCustomPath(resolution) {
+        if missing.isEmpty, resolution.outcome == .notFound {
             var pathMissing: [String] = []
-            guard let target = customPathTarget(url, missing: &pathMissing) else { return nil }
+            guard let target = customPathTarget(url, resolution: resolution, missing: &pathMissing) else { return nil }
             if target != url {
                 (resolution, missing) = resolveOnce(
                     url: target, state: state, app: app, client: client, now: now, router: router, verified: &verified, recordFirst: true)

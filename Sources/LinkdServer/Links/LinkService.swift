@@ -197,6 +197,7 @@ final class LinkService: Sendable {
     func memoryStatus(
         token: String, app: String, now: Date, verified: inout VerifiedTokens, stated: StatedLink?
     ) -> MemoryVerdict {
+        if token == Self.patternMissToken { return .decided(.unknown) }
         if ShortID.isShape(token) { return memoryStatus(shortID: token, app: app, now: now) }
         if let stated, stated.record == nil, !store.isRevoked(linkID: stated.id, generation: stated.generation) {
             return .needsRecord(stated.id)

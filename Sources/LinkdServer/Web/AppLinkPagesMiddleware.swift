@@ -8,7 +8,8 @@ import WebFallback
 /// names in its `hosts`, is answered by `AppLinkPages` — the app's landing page when the app resolves the path, its
 /// HTML 404 page otherwise (docs/web-fallback.md). On a share host, a link's custom path (`LinkService+CustomPaths`) comes
 /// first: the link's share page as `/s/<short id>` gives it (landing, 410 once unavailable, clicks counted), and
-/// `<custom path>/qr.svg` its QR code; such a request costs `RequestCost.customPath`, found or not. A long link
+/// `<custom path>/qr.svg` its QR code; such a request costs `RequestCost.customPath`, found or not. A path of the
+/// app's `share.pathPatterns` that no link holds gets what an unknown short id gets (the unavailable page, a 404 QR). A long link
 /// (`/?link=…`, `LongLink`) gets the page of the deep link it carries. The API's own paths (`/v1/…`, `/.well-known/…`, `/static/…`,
 /// `/healthz`, `/readyz`, `/metrics`) keep their JSON answers, and so does every other host. Charged to the client's
 /// rate-limit bucket like a share page; counted in the request metrics as route `/{app link}`.
@@ -74,14 +75,18 @@ struct AppLinkPagesMiddleware: RouterMiddleware {
         let isQRCode = path.hasSuffix(Self.qrSuffix)
         if isQRCode { path = path.dropLast(Self.qrSuffix.count) }
         let links = share.links
-        // A path a route of the app matches is the app's page, never a custom path's: no charge, no lookup.
-        guard let (app, customPath) = links.customPathCandidate(host: host, path: path), !links.routeMatches(customPath, app: app)
+        // A path a route of the app matches is the app's page, never a custom path's: no charge, no lookup. On a path
+        // of `share.pathPatterns`, only a route that resolves it.
+        guard let (app, customPath, covered) = links.customPathCandidate(host: host, path: path),
+              !links.routeMatches(customPath, app: app, covered: covered)
         else { return (nil, false) }
         if let limiter, !limiter.allow(context.clientAddress, cost: RequestCost.customPath) {
             let seconds = limiter.secondsUntilAvailable(context.clientAddress)
             throw APIError.rateLimited("too many requests from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
-        guard let record = await links.pathLink(app: app, path: customPath), let shortID = record.shortID else { return (nil, true) }
+        // A path of `share.pathPatterns` no link holds: what an unknown short id gets.
+        let held = await links.pathLink(app: app, path: customPath)?.shortID
+        guard let shortID = held ?? (covered ? LinkService.patternMissToken : nil) else { return (nil, true) }
         if isQRCode { return (await share.qrCode(token: shortID, host: host), true) }
         let page = await share.page(
             token: shortID, host: host, userAgent: request.headers[.userAgent],

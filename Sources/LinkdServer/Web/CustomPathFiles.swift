@@ -7,7 +7,8 @@ import WebFallback
 /// The well-known files of a share host whose apps' links hold custom paths: the manifests' files with each live
 /// custom path added (`WellKnownFiles.files(host:manifests:customPaths:)`), so that iOS and Android open exactly the
 /// custom paths linkd answers with a link, and nothing more. Per-link data, so the files are made from the store's
-/// live paths (at most `LinkService.maxCustomPathsPerApp` per app, newest first) and kept `lifetime`: a path taken or
+/// live paths (at most `LinkService.maxCustomPathsPerApp` per app, newest first; not those of the app's
+/// `share.pathPatterns`, which the manifests' files cover once each) and kept `lifetime`: a path taken or
 /// let go is in the files within it — and in the operating systems' copies when they fetch them next (Apple's CDN
 /// keeps a file for hours). A host whose apps hold no live path, a store that fails, or files that would be too
 /// large get the manifests' files alone.
@@ -40,7 +41,9 @@ final class CustomPathFiles: Sendable {
         let manifests = snapshot.router.manifests.filter { Set($0.hosts + $0.shareHosts).contains(host) }
         var paths: [String: [String]] = [:]
         for manifest in manifests where manifest.share != nil && manifest.shareHosts.contains(host) {
-            guard let live = try? await store.liveCustomPaths(app: manifest.app, limit: LinkService.maxCustomPathsPerApp) else { return nil }
+            let outside = LinkService.patternShapes(manifest)
+            guard let live = try? await store.liveCustomPaths(app: manifest.app, limit: LinkService.maxCustomPathsPerApp, outside: outside)
+            else { return nil }
             if !live.isEmpty { paths[manifest.app] = live.sorted() }
         }
         let files = paths.isEmpty ? nil : WellKnownFiles.files(host: host, manifests: manifests, customPaths: paths)

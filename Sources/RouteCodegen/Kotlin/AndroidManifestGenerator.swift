@@ -8,7 +8,7 @@ import LinkRouter
 ///   the route patterns on every host, one for the share path on the share hosts. Each pattern variant (optional
 ///   segments present or absent) is an `android:path` when it is all literal (and its form with a trailing `/`, which
 ///   linkd resolves too), else an `android:pathPattern` where each param is `.*` (with its trailing-`/` form unless
-///   it ends in one). A filter's data elements combine — every host with every path — as linkd's hosts do.
+///   it ends in one). The share filter also holds the manifest's `share.pathPatterns` (`*` as `.*`, `?` as `.`). A filter's data elements combine — every host with every path — as linkd's hosts do.
 /// - Custom schemes: one filter with every scheme, no host or path: every URL of the app's own scheme opens the app,
 ///   and linkd's resolution decides the screen (its not-found route for a URL no pattern takes).
 ///
@@ -64,6 +64,10 @@ struct AndroidManifestGenerator {
                 out.line("<!-- Share links: \(Self.comment(sharePath.text)) on \(Self.comment(table.shareHosts.joined(separator: ", "))). -->")
                 writeFilter(verified: true, schemes: ["https"], hosts: table.shareHosts, to: &out) { out in
                     for element in Self.pathData(sharePath) { out.line(element.xml) }
+                    if !table.sharePathPatterns.isEmpty {
+                        out.line("<!-- Custom paths: \(Self.comment(table.sharePathPatterns.map(\.text).joined(separator: ", "))). -->")
+                        for element in table.sharePathPatterns.flatMap(Self.pathData) { out.line(element.xml) }
+                    }
                 }
             }
             if !table.schemes.isEmpty {
@@ -115,6 +119,23 @@ struct AndroidManifestGenerator {
         }
         var seen = Set<PathData>()
         return result.filter { seen.insert($0).inserted }
+    }
+
+    /// The path data of a custom-path pattern (`share.pathPatterns`): an `android:pathPattern` where `*` is `.*`
+    /// and `?` is `.` (the alphabet needs no escape), and its trailing-`/` form; all literal, an `android:path`.
+    static func pathData(_ pattern: CustomPathPattern) -> [PathData] {
+        var text = ""
+        var literal = true
+        for segment in pattern.segments {
+            text += "/"
+            switch segment {
+            case .literal(let chars): text += chars
+            case .wholeSegment: text += ".*"; literal = false
+            case .characters(let chars): text += chars.replacing("?", with: "."); literal = false
+            }
+        }
+        if literal { return [.path(text), .path(text + "/")] }
+        return [.pathPattern(text), .pathPattern(text + "/")]
     }
 
     /// Characters an `android:path` takes as they are: nothing XML, aapt's string escapes or a glob reads otherwise.

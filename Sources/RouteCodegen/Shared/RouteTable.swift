@@ -48,6 +48,8 @@ struct RouteTable {
     let hosts: [String]
     /// The share path (`/s/:token`), if the manifest has one.
     let sharePath: PathPattern?
+    /// The share section's custom-path patterns (`share.pathPatterns`).
+    let sharePathPatterns: [CustomPathPattern]
     /// The hosts the share path is recognised on.
     let shareHosts: [String]
     /// Whether literal path segments compare case-insensitively.
@@ -69,6 +71,7 @@ struct RouteTable {
         schemes = manifest.schemes
         hosts = manifest.hosts
         sharePath = manifest.share.flatMap { try? PathPattern(parsing: $0.path) }
+        sharePathPatterns = manifest.share?.pathPatterns ?? []
         shareHosts = manifest.shareHosts
         caseInsensitivePaths = manifest.caseInsensitivePaths
         androidPackage = manifest.androidPackage

@@ -89,9 +89,9 @@ final class FaultInjectingBackend: StoreBackend {
         try check()
         return try await base.fetchLink(app: app, path: path)
     }
-    func liveCustomPaths(app: String, now: Date, limit: Int) async throws -> [String] {
+    func liveCustomPaths(app: String, now: Date, limit: Int, outside: CustomPathShapes) async throws -> [String] {
         try check()
-        return try await base.liveCustomPaths(app: app, now: now, limit: limit)
+        return try await base.liveCustomPaths(app: app, now: now, limit: limit, outside: outside)
     }
     func revokeLink(id: String, at date: Date, audit: AuditEntry?) async throws -> LinkRecord? {
         try check()
