@@ -60,7 +60,10 @@ while time.monotonic() - began < 120:
         pass
     time.sleep(0.001)
 ms = (time.monotonic() - began) * 1000
-first_rss = next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/status") if l.startswith("VmRSS")) / 1024
+def status(field):
+    return next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/status") if l.startswith(field + ":")) / 1024
+first_rss = status("VmRSS")
+first_anon = status("RssAnon")
 # Ready: the revocation set loaded (in the background, after the listener opened) and the store answering.
 while time.monotonic() - began < 120:
     try:
@@ -73,16 +76,16 @@ while time.monotonic() - began < 120:
     time.sleep(0.001)
 ready_ms = (time.monotonic() - began) * 1000
 def rss():
-    return next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/status") if l.startswith("VmRSS")) / 1024
+    return status("VmRSS")
 first = first_rss
 time.sleep(2)
 later = rss()
 proc.terminate(); proc.wait()
-print(f"{ms:.0f} {ready_ms:.0f} {first:.1f} {later:.1f}")
+print(f"{ms:.0f} {ready_ms:.0f} {first:.1f} {later:.1f} {first_anon:.1f}")
 PY
 )
-  read -r ms ready first later <<<"$out"
-  echo "start $n: /healthz 200 after $ms ms, /readyz 200 after $ready ms, rss $first MB at /healthz, $later MB 2 s later"
+  read -r ms ready first later anon <<<"$out"
+  echo "start $n: /healthz 200 after $ms ms, /readyz 200 after $ready ms, rss $first MB at /healthz ($anon MB anonymous: the rest is the binary's mapped pages), $later MB 2 s later"
   worst=$(( ms > worst ? ms : worst ))
   worst_ready=$(( ready > worst_ready ? ready : worst_ready ))
   rss_start=$(awk -v a="$rss_start" -v b="$first" 'BEGIN { print (b > a ? b : a) }')

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages linkd needs when they are missing. Idempotent; runs apt-get only when needed.
 # Usage: scripts/ensure-deps.sh [build|test|bench]   (test adds what the test suite needs: a browser, a database…;
-#   bench what the benchmark scripts drive and compare with: wrk, nginx, the database)
+#   bench what the benchmark scripts drive and compare with: wrk, nginx, the database, valgrind and perf)
 set -euo pipefail
 want=(pkg-config libssl-dev libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-build}" = test ]; then
@@ -11,7 +11,7 @@ if [ "${1:-build}" = test ]; then
   want+=(nodejs node-typescript python3-yaml kotlin)
 fi
 if [ "${1:-build}" = bench ]; then
-  want+=(curl wrk nginx-light sqlite3 postgresql python3)
+  want+=(curl wrk nginx-light sqlite3 postgresql python3 valgrind linux-perf)
 fi
 missing=()
 for p in "${want[@]}"; do
