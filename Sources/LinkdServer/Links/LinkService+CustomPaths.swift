@@ -49,6 +49,15 @@ extension LinkService {
     /// Checks a new link's `path` against its shape, linkd's prefixes, the app's share path and route patterns, and
     /// the cap on live paths; the store's unique index decides between links.
     func checkCustomPath(_ path: String, app: String, manifest: AppManifest, router: Router) async throws(LinkError) {
+        try checkCustomPathShape(path, manifest: manifest, router: router)
+        guard countsAgainstCustomPathCap(path, manifest: manifest) else { return }
+        guard try await customPathRoom(app: app) > 0 else {
+            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths, the most it may have")
+        }
+    }
+
+    /// Checks `path` against its shape, linkd's prefixes, the app's share path and its route patterns (no store read).
+    func checkCustomPathShape(_ path: String, manifest: AppManifest, router: Router) throws(LinkError) {
         // linkd's own prefixes first (`/.well-known/…` is refused as linkd's, not for its `.`).
         let lower = CustomPath.key(path)
         var reserved = Self.reservedPathPrefixes
@@ -62,10 +71,18 @@ extension LinkService {
         if let route = routeMatching(path, manifest: manifest, router: router) {
             throw PathHolder.route(route).refusal(path)
         }
+    }
+
+    /// Whether a live link holding `path` takes one of its app's `maxCustomPathsPerApp` places — every path does,
+    /// since each is listed in the well-known files. The one place that decides it, for creations and imports.
+    func countsAgainstCustomPathCap(_ path: String, manifest: AppManifest) -> Bool {
+        true
+    }
+
+    /// How many more live custom paths `app` may have now (one store read).
+    func customPathRoom(app: String) async throws(LinkError) -> Int {
         let live = try await Self.storing { try await store.liveCustomPaths(app: app, limit: Self.maxCustomPathsPerApp) }
-        guard live.count < Self.maxCustomPathsPerApp else {
-            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths, the most it may have")
-        }
+        return max(0, Self.maxCustomPathsPerApp - live.count)
     }
 
     /// Whether a resolution is the one a custom path gets from the router: no pattern matched.
