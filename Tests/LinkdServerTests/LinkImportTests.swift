@@ -151,6 +151,7 @@ struct LinkImportTests {
                 ShareLink/FlowView,"{""flowId"":""\(UUID().uuidString.lowercased())""}",,,,2001-01-01T00:00:00Z,
                 ShareLink/FlowView,not json,,,,,
                 ,,,,,,https://links.handz.example/nowhere/at/all
+                ShareLink/FlowView,"{""flowId"":""\(UUID().uuidString.lowercased())""}",,,/CSV-one,,
 
                 """
             let dry = try await Self.importFile(api, app: "handz", format: "csv", text, dryRun: true)
@@ -162,12 +163,15 @@ struct LinkImportTests {
 
             let reply = try await Self.importFile(api, app: "handz", format: "csv", text)
             try #require(reply.status == 200, "\(reply.text)")
-            #expect(reply.json["rows"] as? Int == 10)
+            #expect(reply.json["rows"] as? Int == 11)
             #expect(reply.json["imported"] as? Int == 2, "\(reply.text)")
-            // The url row resolves to Library/FlowDetail (not shareable): refused as a creation would be.
-            #expect(Self.lines(reply, "refused").map(\.0) == [5, 6, 7, 8, 9, 10, 11], "\(reply.text)")
+            // A record spanning lines 2–3 is named by line 2 (its title's line break is refused, as by POST /v1/links);
+            // the url row resolves to Library/FlowDetail (not shareable): refused as a creation would be; a path
+            // another row of the file has (in any case) is refused.
+            #expect(Self.lines(reply, "refused").map(\.0) == [2, 5, 6, 7, 8, 10, 11, 13], "\(reply.text)")
             #expect(Self.lines(reply, "refused").map(\.1)
-                == ["not_shareable", "not_shareable", "bad_params", "path_taken", "duplicate_path", "bad_expiry", "bad_params_json"])
+                == ["unprocessable", "not_shareable", "not_shareable", "bad_params", "path_taken", "bad_expiry", "bad_params_json",
+                    "duplicate_path"])
             #expect(Self.lines(reply, "unresolved").map(\.0) == [12])
             let page = try await api.get("/csv-one", host: "links.handz.example")
             #expect(page.status == 200)

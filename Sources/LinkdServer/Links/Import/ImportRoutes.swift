@@ -78,10 +78,16 @@ struct ImportRoutes: Sendable {
         let now = Date()
         var importer = try LinkImporter(links: links, app: asked.app, format: asked.format, dryRun: asked.dryRun, now: now)
         var received = 0
-        for try await piece in request.body {
-            received += piece.readableBytes
-            guard received <= maxBytes else { throw tooLarge() }
-            try importer.read(piece)
+        do {
+            for try await piece in request.body {
+                received += piece.readableBytes
+                guard received <= maxBytes else { throw tooLarge() }
+                try importer.read(piece)
+            }
+        } catch {
+            // The file's fault, or a body that ended early: the connection closed (the edge's body time limit).
+            if error is ImportError { throw error }
+            throw APIError(.badRequest, .badRequest, "the body ended before it was whole (after \(received) bytes)")
         }
         try importer.finish()
         let report = try await importer.write(dryRun: asked.dryRun)
