@@ -217,6 +217,14 @@ struct ImportRow: Sendable {
 enum ImportRowID {
     static func make(app: String, format: LinkImportFormat, key: String) -> String {
         let digest = SecretDigest.sha256(Array("linkd-import\u{0}\(app)\u{0}\(format.rawValue)\u{0}\(key)".utf8))
-        return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        for byte in digest.prefix(16) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
+
+    private static let digits = Array("0123456789abcdef".utf8)
 }
