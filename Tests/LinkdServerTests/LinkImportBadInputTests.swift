@@ -124,16 +124,16 @@ struct LinkImportBadInputTests {
     func storeFailsPartWay(backend: StoreKind) async throws {
         try await withAPI(on: backend) { api in
             var text = "route,params_json\n"
-            for _ in 0..<2500 { text += "ShareLink/FlowView,\"{\"\"flowId\"\":\"\"\(UUID().uuidString.lowercased())\"\"}\"\n" }
+            for _ in 0..<11_000 { text += "ShareLink/FlowView,\"{\"\"flowId\"\":\"\"\(UUID().uuidString.lowercased())\"\"}\"\n" }
             api.faults.fault = .failImportAfter(batches: 2)
             let failed = try await LinkImportTests.importFile(api, app: "handz", format: "csv", text)
             #expect(failed.status == 503 && failed.errorCode == "store_unavailable", "\(failed.text.prefix(300))")
             let report = try #require((failed.json["error"] as? [String: Any])?["details"] as? [String: Any])
-            #expect(report["imported"] as? Int == 2000)
-            #expect((report["stopped"] as? [String: Any])?["line"] as? Int == 2002, "rows from line 2002 on were not written")
+            #expect(report["imported"] as? Int == 10_000)
+            #expect((report["stopped"] as? [String: Any])?["line"] as? Int == 10_002, "rows from line 10,002 on were not written")
             api.faults.fault = .none
             let again = try await LinkImportTests.importFile(api, app: "handz", format: "csv", text)
-            #expect(again.status == 200 && again.json["imported"] as? Int == 500 && again.json["alreadyPresent"] as? Int == 2000, "\(again.text.prefix(300))")
+            #expect(again.status == 200 && again.json["imported"] as? Int == 1000 && again.json["alreadyPresent"] as? Int == 10_000, "\(again.text.prefix(300))")
         }
     }
 }
