@@ -38,7 +38,7 @@ struct LinkImportTests {
         return (text, own)
     }
 
-    @Test("seed 'COIN Canvas' — a 10,000-row FDL export imported: every old own-host URL answers (page 200, resolve to Canvas), page.link rows noted; a second import is all alreadyPresent",
+    @Test("seed 004 (COIN's shared Canvas) — a 10,000-row FDL export imported: every old own-host URL answers (page 200, resolve to Canvas), page.link rows noted; a second import is all alreadyPresent",
           arguments: StoreKind.allCases)
     func fdlExportImported(backend: StoreKind) async throws {
         try await withAPI(on: backend, { $0.limits.rateLimitPerSecond = 0 }) { api in
