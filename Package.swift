@@ -86,6 +86,12 @@ let package = Package(
             name: "UTCTime",
             swiftSettings: swiftSettings
         ),
+        // A strict RFC 4180 reader for imported files: records with their lines, fed in pieces, every cap checked as
+        // the bytes come. No dependencies.
+        .target(
+            name: "CSVRecords",
+            swiftSettings: swiftSettings
+        ),
         // The one JSON writer for answers written by hand: what `JSONEncoder` writes with sorted keys, in one pass
         // (`JSONBytes`, and `JSONValue` over it). No dependencies.
         .target(
@@ -162,6 +168,7 @@ let package = Package(
             dependencies: [
                 "LinkdHTTP",
                 "JSONOutput",
+                "CSVRecords",
                 "TokenSigning",
                 "LinkRouter",
                 "ICalendar",
@@ -315,6 +322,11 @@ let package = Package(
         .testTarget(
             name: "AsyncTimeoutsTests",
             dependencies: ["AsyncTimeouts"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CSVRecordsTests",
+            dependencies: ["CSVRecords"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

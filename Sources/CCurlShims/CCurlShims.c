@@ -17,6 +17,10 @@ CURLcode CCurlShims_easy_setopt_header_callback(CURL *handle,
                                                 size_t (*callback)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
+CURLcode CCurlShims_easy_setopt_read_callback(CURL *handle,
+                                              size_t (*callback)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
 CURLcode CCurlShims_easy_setopt_opensocket_callback(CURL *handle,
                                                    curl_socket_t (*callback)(void *, curlsocktype, struct curl_sockaddr *)) {
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);

@@ -51,9 +51,14 @@ public enum OutboundHTTP {
         let stream: OutboundBodyStream?
         /// The stream refused a piece.
         var streamFailed = false
-        init(limit: Int, stream: OutboundBodyStream?) {
+        /// A streamed request body's way in.
+        let source: OutboundBodySource?
+        /// The source failed to give its next piece.
+        var sourceFailed = false
+        init(limit: Int, stream: OutboundBodyStream?, source: OutboundBodySource?) {
             self.limit = limit
             self.stream = stream
+            self.source = source
         }
 
         /// Whether the response whose head was read is a 2xx (its status line is `HTTP/x 2xx …`).
@@ -81,6 +86,17 @@ public enum OutboundHTTP {
         }
         data.withMemoryRebound(to: UInt8.self, capacity: length) { sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
         return length
+    }
+
+    private static let readBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        buffer, size, count, context in
+        guard let buffer, let context else { return 0 }
+        let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+        guard let source = sink.source, let read = source.read(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) else {
+            sink.sourceFailed = true
+            return Int(CURL_READFUNC_ABORT)
+        }
+        return read
     }
 
     private static let writeHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
@@ -145,12 +161,14 @@ public enum OutboundHTTP {
         _ = globalInit
         guard let handle = curl_easy_init() else { return .failure(OutboundFailure(.transport, "curl_easy_init failed")) }
         defer { curl_easy_cleanup(handle) }
-        let sink = Sink(limit: request.limits.maxResponseBytes, stream: request.bodyStream)
+        let sink = Sink(limit: request.limits.maxResponseBytes, stream: request.bodyStream, source: request.bodySource)
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
 
         var headerList: UnsafeMutablePointer<curl_slist>?
-        for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
+        // An upload asks first (`Expect: 100-continue`, sent after curl's wait of a second without an answer), so a
+        // server that refuses it — too large, unauthorised — answers before the body goes; anything else sends at once.
+        for line in request.headers.map({ "\($0.name): \($0.value)" }) + [request.bodySource == nil ? "Expect:" : "Expect: 100-continue"] {
             headerList = curl_slist_append(headerList, line)
         }
         defer { curl_slist_free_all(headerList) }
@@ -175,15 +193,7 @@ public enum OutboundHTTP {
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
                         _ = CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-                        _ = CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeoutMilliseconds)
-                        if let stream = request.bodyStream {
-                            // No total limit and no size cap (the error answers' cap is the sink's): a stall fails it.
-                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (stream.stallTimeoutMilliseconds + 999) / 1000))
-                        } else {
-                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.totalTimeoutMilliseconds)
-                            _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxResponseBytes))
-                        }
+                        setLimits(handle, request)
                         _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList.map { UnsafeMutableRawPointer($0) })
                         if let addressGuard {
                             _ = CCurlShims_easy_setopt_opensocket_callback(handle, openSocket)
@@ -206,23 +216,7 @@ public enum OutboundHTTP {
                         _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context.toOpaque())
                         _ = CCurlShims_easy_setopt_header_callback(handle, writeHeader)
                         _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, context.toOpaque())
-                        switch request.method {
-                        case "GET":
-                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
-                        case "HEAD":
-                            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
-                        default:
-                            if !request.body.isEmpty || request.method != "DELETE" {
-                                // COPYPOSTFIELDS copies the bytes: nothing here has to outlive this call.
-                                _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-                                _ = request.body.withUnsafeBytes {
-                                    CCurlShims_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(url)))
-                                }
-                            }
-                            if request.method != "POST" {
-                                _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_CUSTOMREQUEST, UnsafeMutableRawPointer(mutating: method))
-                            }
-                        }
+                        setMethod(handle, request, context: context.toOpaque(), method: method, url: url)
                         return curl_easy_perform(handle)
                     }
                 }
@@ -230,6 +224,9 @@ public enum OutboundHTTP {
         }
         if sink.streamFailed {
             return .failure(OutboundFailure(.transport, "the body could not be written"))
+        }
+        if sink.sourceFailed {
+            return .failure(OutboundFailure(.transport, "the body could not be read"))
         }
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(OutboundFailure(.tooLarge, "the response is larger than \(limits.maxResponseBytes) bytes"))
@@ -251,6 +248,55 @@ public enum OutboundHTTP {
             OutboundResponse(
                 status: status, headers: headers(sink.headerLines), body: sink.body,
                 redirectURL: location.map { String(cString: $0) }, remoteAddress: address.map { String(cString: $0) }))
+    }
+
+    /// The request's time limits and response cap: a stall limit for a download or an upload, else a total one.
+    private static func setLimits(_ handle: UnsafeMutableRawPointer, _ request: OutboundRequest) {
+        let limits = request.limits
+        _ = CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeoutMilliseconds)
+        if let stall = request.bodyStream?.stallTimeoutMilliseconds ?? request.bodySource?.stallTimeoutMilliseconds {
+            // No total limit (and, downloading, no size cap: the error answers' cap is the sink's):
+            // a stall fails it.
+            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (stall + 999) / 1000))
+        }
+        if request.bodyStream == nil {
+            // A download's 2xx body is the stream's, uncapped; every other answer is capped.
+            _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxResponseBytes))
+        }
+        if request.bodyStream == nil, request.bodySource == nil {
+            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.totalTimeoutMilliseconds)
+        }
+    }
+
+    /// The request's method and body: a streamed one (`bodySource`), the bytes of `body`, or none.
+    private static func setMethod(
+        _ handle: UnsafeMutableRawPointer, _ request: OutboundRequest, context: UnsafeMutableRawPointer,
+        method: UnsafePointer<CChar>, url: UnsafePointer<CChar>
+    ) {
+        switch request.method {
+        case "GET":
+            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            _ = CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+        default:
+            if let source = request.bodySource {
+                // Read as curl sends it (`readBody`); chunked when the length is unknown.
+                _ = CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1)
+                _ = CCurlShims_easy_setopt_read_callback(handle, readBody)
+                _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_READDATA, context)
+                _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(source.length ?? -1))
+            } else if !request.body.isEmpty || request.method != "DELETE" {
+                // COPYPOSTFIELDS copies the bytes: nothing here has to outlive this call.
+                _ = CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+                _ = request.body.withUnsafeBytes {
+                    CCurlShims_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(url)))
+                }
+            }
+            if request.method != "POST" {
+                _ = CCurlShims_easy_setopt_ptr(handle, CURLOPT_CUSTOMREQUEST, UnsafeMutableRawPointer(mutating: method))
+            }
+        }
     }
 
     /// The header fields of the response's header lines (the status line and the blank line dropped).

@@ -63,6 +63,9 @@ public struct OutboundRequest: Sendable {
     /// Where a 2xx response's body goes as it arrives, instead of into `OutboundResponse.body` (which is then empty):
     /// for downloads of any size. nil: the body is collected, up to `limits.maxResponseBytes`.
     public var bodyStream: OutboundBodyStream?
+    /// Where the request body comes from when it is streamed (an upload of any size, read as curl sends it) instead
+    /// of `body`: for `POST`, `PUT`, `PATCH`. The transfer is then held to the source's stall limit, not a total one.
+    public var bodySource: OutboundBodySource?
 
     /// A request; `allowedSchemes` is `http,https`, nothing is pinned and every address allowed unless given.
     public init(
@@ -98,6 +101,26 @@ public struct OutboundBodyStream: Sendable {
     /// Creates a stream.
     public init(stallTimeoutMilliseconds: Int, write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) {
         self.write = write
+        self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
+    }
+}
+
+/// An upload's way in: the request body read piece by piece as curl sends it, so a file of any size is never held
+/// whole. Sent with `Content-Length` when `length` is known, chunked otherwise. Without a total time limit, the
+/// transfer fails as `timedOut` when it stalls (less than one byte a second for `stallTimeoutMilliseconds`).
+public struct OutboundBodySource: Sendable {
+    /// The body's length in bytes, when known.
+    public var length: Int?
+    /// Called on the transfer's thread: fills the buffer with the next bytes and says how many (0: the body is
+    /// done); nil aborts the transfer (`OutboundFailure.Kind.transport`, "the body could not be read").
+    public var read: @Sendable (UnsafeMutableRawBufferPointer) -> Int?
+    /// How long the transfer may stall.
+    public var stallTimeoutMilliseconds: Int
+
+    /// Creates a source.
+    public init(length: Int?, stallTimeoutMilliseconds: Int, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?) {
+        self.length = length
+        self.read = read
         self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
     }
 }

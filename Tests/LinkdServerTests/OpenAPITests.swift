@@ -86,7 +86,7 @@ struct OpenAPITests {
         let seen = SeenStatuses()
         // This server's failed authentications (401s of the API and the webhooks, the console's wrong keys) refill
         // at once: the per-address budget and its lockout are the second server's, below.
-        try await withAPI(on: backend, { $0.limits.authFailuresPerMinute = 60_000 }) { api in
+        try await withAPI(on: backend, { $0.limits.authFailuresPerMinute = 60_000; $0.links.importMaxBytes = 1 << 20 }) { api in
             let check = Checker(api: api, document: document)
             let admin = api.adminKey
 
@@ -97,6 +97,7 @@ struct OpenAPITests {
             try await Self.exerciseCalendar(check, url: url)
             let oldKid = try await Self.exerciseKeys(check, client: client, admin: admin, token: token)
             try await Self.exerciseRevocationsAuditBackup(check, backend: backend, client: client, admin: admin)
+            try await Self.exerciseImports(check, api: api, admin: admin)
             try await Self.exerciseWebhooks(check, api: api, admin: admin, spareID: spareID)
             // The admin console: every page without a session (303 to sign-in) and with one (200); every form without
             // a session (303), without its CSRF token (403) and with it.
@@ -234,6 +235,7 @@ struct OpenAPITests {
             (.delete, "/v1/admin/api-keys/\(apiKeyID)", "/v1/admin/api-keys/{id}"),
             (.get, "/v1/admin/audit", "/v1/admin/audit"),
             (.post, "/v1/admin/backup", "/v1/admin/backup"),
+            (.post, "/v1/admin/imports?app=handz&format=csv", "/v1/admin/imports"),
             (.post, "/v1/admin/webhooks", "/v1/admin/webhooks"),
             (.get, "/v1/admin/webhooks", "/v1/admin/webhooks"),
             (.get, "/v1/admin/webhooks/\(noWebhook)", "/v1/admin/webhooks/{id}"),

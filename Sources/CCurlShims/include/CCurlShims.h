@@ -14,6 +14,9 @@ CURLcode CCurlShims_easy_setopt_write_callback(CURL *handle,
 /// `curl_easy_setopt` for `CURLOPT_HEADERFUNCTION`.
 CURLcode CCurlShims_easy_setopt_header_callback(CURL *handle,
                                                 size_t (*callback)(char *, size_t, size_t, void *));
+/// `curl_easy_setopt` for `CURLOPT_READFUNCTION` (a streamed request body).
+CURLcode CCurlShims_easy_setopt_read_callback(CURL *handle,
+                                              size_t (*callback)(char *, size_t, size_t, void *));
 /// `curl_easy_setopt` for `CURLOPT_OPENSOCKETFUNCTION` (the callback that makes each socket curl connects, and may
 /// refuse the address by returning `CURL_SOCKET_BAD`).
 CURLcode CCurlShims_easy_setopt_opensocket_callback(CURL *handle,

@@ -40,6 +40,19 @@ public enum LongLink {
         return .inner(inner)
     }
 
+    /// Every item of a long link's query in order, names and values percent-decoded once (a value that does not
+    /// decode is kept as written): what an import reads besides `link` (`apn`, `ofl`, `utm_source`…). Nil when
+    /// `url` is not http(s) or its query is over `maxQueryBytes`.
+    public static func items(_ url: String) -> [(name: String, value: String)]? {
+        guard let (_, query) = pathAndQuery(url), let query, query.utf8.count <= maxQueryBytes else { return nil }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            return (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
+        }
+    }
+
     /// The path (as written) and query of an http(s) URL; nil for another scheme or no `://`.
     public static func pathAndQuery(_ url: String) -> (path: Substring, query: Substring?)? {
         guard let separator = url.range(of: "://") else { return nil }

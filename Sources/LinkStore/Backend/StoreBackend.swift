@@ -143,7 +143,7 @@ public protocol ChangeFeed: Sendable {
 
 /// A whole database behind linkd: every table, the change feed, readiness and release.
 /// `description` says where the data is, for logs (never a password).
-public protocol StoreBackend: LinkTable, LinkListing, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, ClaimTable,
+public protocol StoreBackend: LinkTable, LinkImportTable, LinkListing, SigningKeyTable, APIKeyTable, AuditTable, ChangeFeed, ClaimTable,
     LinkStatsTable, WebhookTable, ConsoleTables, ManifestTable, TLSSecretTable, CustomStringConvertible
 {
     /// Succeeds when the database answers (readiness), within a short limit.

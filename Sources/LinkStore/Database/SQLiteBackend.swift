@@ -9,7 +9,7 @@ import GRDB
 public final class SQLiteBackend: StoreBackend {
     /// The SQLite file.
     public let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let keyLock = AsyncLock()
     /// New links: concurrent creations share one transaction and one fsync.
     let groupCommit: SQLiteGroupCommit

@@ -212,7 +212,7 @@ public final class PostgresBackend: StoreBackend {
         return state.hasPrefix("08") || state.hasPrefix("57P")
     }
 
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             return "\(error.code)"

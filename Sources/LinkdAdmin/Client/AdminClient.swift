@@ -41,9 +41,43 @@ public protocol AdminTransport: Sendable {
         method: String, url: String, headers: [(String, String)], connection: AdminConnection,
         write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async -> Result<AdminResponse, TransportFailure>
+
+    /// Performs one exchange whose body is read from `body` as it is sent (no size cap; `connection.timeout` is how
+    /// long it may stall); the answer whole, as from `perform`.
+    func upload(
+        method: String, url: String, headers: [(String, String)], body: AdminUpload, connection: AdminConnection
+    ) async -> Result<AdminResponse, TransportFailure>
+}
+
+/// A request body read piece by piece as it is sent (an upload), with its length when known.
+public struct AdminUpload: Sendable {
+    /// The body's length in bytes, when known (sent as `Content-Length`).
+    public let length: Int?
+    /// Fills the buffer with the next bytes: how many (0 at the end), or nil when the source failed.
+    public let read: @Sendable (UnsafeMutableRawBufferPointer) -> Int?
+
+    /// An upload of `length` bytes read through `read`.
+    public init(length: Int?, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?) {
+        self.length = length
+        self.read = read
+    }
 }
 
 extension AdminTransport {
+    /// The whole body read first, then `perform`: for transports that cannot stream an upload.
+    public func upload(
+        method: String, url: String, headers: [(String, String)], body: AdminUpload, connection: AdminConnection
+    ) async -> Result<AdminResponse, TransportFailure> {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            guard let count = buffer.withUnsafeMutableBytes({ body.read($0) }) else { return .failure(.unreachable("the body could not be read")) }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return await perform(method: method, url: url, headers: headers, body: data, connection: connection)
+    }
+
     /// `perform`, then the whole body to `write`: for transports that cannot stream.
     public func download(
         method: String, url: String, headers: [(String, String)], connection: AdminConnection,
@@ -114,8 +148,28 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// Sends `request` with `body` read as it goes (however large: never held whole) as `contentType`, and returns
+    /// the answer whatever its status (the caller reads a report from an error's details too); a transport failure
+    /// as `send`'s, a stall longer than the connection's timeout `unreachable`.
+    public func upload(_ request: AdminRequest, contentType: String, body: AdminUpload) async throws(AdminFailure) -> AdminResponse {
+        let headers = [("Authorization", "Bearer \(connection.key)"), ("Accept", "application/json"), ("Content-Type", contentType)]
+            + request.headers
+        let answer = await transport.upload(
+            method: request.method, url: connection.baseURL + request.target, headers: headers, body: body, connection: connection)
+        switch answer {
+        case .failure(.timedOut):
+            throw AdminFailure(.unreachable, "\(connection.baseURL) took nothing and said nothing for \(Self.seconds(connection.timeout)) (--timeout)")
+        case .failure(.tooLarge):
+            throw AdminFailure(.api, "\(request.method) \(request.target): the answer is larger than \(connection.maxResponseBytes) bytes")
+        case .failure(.unreachable(let detail)):
+            throw AdminFailure(.unreachable, "the upload to \(connection.baseURL) failed: \(detail)")
+        case .success(let response):
+            return response
+        }
+    }
+
     /// The failure an error answer means: its kind by status, its message the server's code and message.
-    func failure(of response: AdminResponse, _ request: AdminRequest) -> AdminFailure {
+    public func failure(of response: AdminResponse, _ request: AdminRequest) -> AdminFailure {
         let error = response.json["error"] as? [String: Any]
         let what = "\(request.method) \(request.target)"
         guard let code = error?["code"] as? String, let message = error?["message"] as? String else {

@@ -34,6 +34,21 @@ public struct CurlAdminTransport: AdminTransport {
         return await Self.perform(request)
     }
 
+    /// Performs one exchange whose body is read from `body` as curl sends it: the connection's timeout is how long
+    /// it may stall.
+    public func upload(
+        method: String, url: String, headers: [(String, String)], body: AdminUpload, connection: AdminConnection
+    ) async -> Result<AdminResponse, TransportFailure> {
+        let limits = OutboundLimits(
+            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
+            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
+        var request = OutboundRequest(
+            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, limits: limits, usesEnvironmentProxy: true)
+        request.bodySource = OutboundBodySource(
+            length: body.length, stallTimeoutMilliseconds: Self.milliseconds(connection.timeout), read: body.read)
+        return await Self.perform(request)
+    }
+
     private static func perform(_ request: OutboundRequest) async -> Result<AdminResponse, TransportFailure> {
         switch await OutboundHTTP.perform(request) {
         case .success(let response):

@@ -9,6 +9,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case linkRevoke = "link.revoke"
     /// Every link of an app exported (`GET /v1/links/export`): a read of all of them, so it is on record.
     case linkExport = "link.export"
+    /// Links imported into an app (`POST /v1/admin/imports`): one entry per import, with its counts.
+    case linkImport = "link.import"
     /// A link deleted (its record kept as deleted).
     case linkDelete = "link.delete"
     /// Every active link of an owner revoked.

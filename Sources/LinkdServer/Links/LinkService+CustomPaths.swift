@@ -59,6 +59,16 @@ extension LinkService {
     /// Checks a new link's `path` against its shape, linkd's prefixes, the app's share path and route patterns, and
     /// the cap on live paths; the store's unique index decides between links.
     func checkCustomPath(_ path: String, app: String, manifest: AppManifest, router: Router) async throws(LinkError) {
+        try checkCustomPathShape(path, manifest: manifest, router: router)
+        guard countsAgainstCustomPathCap(path, manifest: manifest) else { return }
+        guard try await customPathRoom(app: app, manifest: manifest) > 0 else {
+            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths outside its share.pathPatterns, "
+                + "the most it may have (each is listed in its well-known files); a path that share.pathPatterns covers does not count")
+        }
+    }
+
+    /// Checks `path` against its shape, linkd's prefixes, the app's share path and its route patterns (no store read).
+    func checkCustomPathShape(_ path: String, manifest: AppManifest, router: Router) throws(LinkError) {
         // linkd's own prefixes first (`/.well-known/…` is refused as linkd's, not for its `.`); a path of the app's
         // `share.pathPatterns` is refused only for what linkd answers itself there (`CustomPathPattern.isLinkdsOwn`).
         let lower = CustomPath.key(path)
@@ -74,14 +84,21 @@ extension LinkService {
         if let route = routeMatching(path, manifest: manifest, router: router) {
             throw PathHolder.route(route).refusal(path)
         }
-        guard !covered else { return }
+    }
+
+    /// Whether a live link holding `path` takes one of its app's `maxCustomPathsPerApp` places: every path outside
+    /// the app's `share.pathPatterns` does (each is listed in the well-known files); a covered one does not. The one
+    /// place that decides it, for creations and imports.
+    func countsAgainstCustomPathCap(_ path: String, manifest: AppManifest) -> Bool {
+        !(CustomPath.isShape(path) && manifest.pathPatternsCover(path))
+    }
+
+    /// How many more live custom paths outside its `share.pathPatterns` `app` may have now (one store read).
+    func customPathRoom(app: String, manifest: AppManifest) async throws(LinkError) -> Int {
         let live = try await Self.storing {
             try await store.liveCustomPaths(app: app, limit: Self.maxCustomPathsPerApp, outside: Self.patternShapes(manifest))
         }
-        guard live.count < Self.maxCustomPathsPerApp else {
-            throw LinkError(.conflict, "app \(app) has \(Self.maxCustomPathsPerApp) live custom paths outside its share.pathPatterns, "
-                + "the most it may have (each is listed in its well-known files); a path that share.pathPatterns covers does not count")
-        }
+        return max(0, Self.maxCustomPathsPerApp - live.count)
     }
 
     /// Whether a resolution is the one a custom path gets from the router: no pattern matched.

@@ -276,43 +276,9 @@ final class LinkService: Sendable {
 
     /// Creates a link of `app`: checks the target against the manifest, signs a token, stores the record.
     func create(_ request: CreateLinkRequest, app: String, now: Date = Date()) async throws -> CreatedLink {
-        let params = request.params ?? [:]
-        try Self.checkCaps(request, params: params)
         let router = self.router
-        let manifest = router.manifest(app: app)
-        guard let routeID = request.route ?? manifest?.share?.route else {
-            throw LinkError(.invalid, "route is required: app \(app) has no share configuration in its manifest")
-        }
-        if request.route == nil, manifest?.routes[routeID]?.shareable != true {
-            throw LinkError(.invalid, "route is required: \(app)'s share.route \(routeID) is not shareable, so name the shareable route to open")
-        }
-        let ttl = request.ttlSeconds ?? defaultTTLSeconds
-        guard (Caps.minTTLSeconds...maxTTLSeconds).contains(ttl) else {
-            throw LinkError(.invalid, "ttlSeconds must be between \(Caps.minTTLSeconds) and \(maxTTLSeconds)")
-        }
-        let suite: TokenSuite
-        if let name = request.suite {
-            guard let parsed = TokenSuite(name: name) else {
-                throw LinkError(.invalid, "suite must be hmac-sha256 or ed25519")
-            }
-            suite = parsed
-        } else {
-            suite = .hmacSHA256
-        }
-        do {
-            try router.checkShareTarget(app: app, route: routeID, params: params)
-        } catch {
-            let code: LinkError.Code = switch error.code {
-            case .unknownRoute: .unknownRoute
-            case .notShareable: .notShareable
-            case .badParams: .badParams
-            default: .invalid
-            }
-            throw LinkError(code, error.message)
-        }
-        guard router.shareURL(app: app, token: "t") != nil, let shareManifest = manifest else {
-            throw LinkError(.invalid, "app \(app) has no share configuration in its manifest")
-        }
+        let checked = try check(request, app: app, router: router)
+        let routeID = checked.route, params = checked.params, ttl = checked.ttlSeconds, shareManifest = checked.manifest
         if let path = request.path { try await checkCustomPath(path, app: app, manifest: shareManifest, router: router) }
         let linkID = LinkID.random()
         let nowSeconds = Int(now.timeIntervalSince1970)
@@ -320,7 +286,7 @@ final class LinkService: Sendable {
         let token: String
         do {
             token = try keys.keyring.issue(
-                app: app, suite: suite, linkID: linkID, expiresAt: UInt32(clamping: expiresAt), generation: 1, flags: 0,
+                app: app, suite: checked.suite, linkID: linkID, expiresAt: UInt32(clamping: expiresAt), generation: 1, flags: 0,
                 now: UInt32(clamping: nowSeconds))
         } catch {
             throw LinkError(.conflict, "cannot sign for \(app): \((error as? TokenError)?.message ?? "\(error)")")
@@ -328,7 +294,7 @@ final class LinkService: Sendable {
         let made = LinkRecord(
             id: linkID.hex, app: app, route: routeID, params: params, owner: request.owner, title: request.title,
             created: Date(timeIntervalSince1970: TimeInterval(nowSeconds)),
-            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: try Self.campaign(request.campaign),
+            expires: Date(timeIntervalSince1970: TimeInterval(expiresAt)), campaign: checked.campaign,
             shortID: ShortID.generate(), path: request.path)
         // `link.created` is queued in the insert's transaction. A taken short id (one in 2^65 per link stored) is
         // drawn again; a conflict that outlasts the tries (the link id itself) is the API's 409.
@@ -397,48 +363,6 @@ final class LinkService: Sendable {
             try await events.counted(linkID: record.id) { try await store.clicks(linkID: record.id) }
         }
         return LinkView(record, clicks: counted, now: now, router: router)
-    }
-
-    private static func checkCaps(_ request: CreateLinkRequest, params: [String: String]) throws {
-        func refuse(_ message: String) -> LinkError { LinkError(.invalid, message) }
-        if let route = request.route, route.isEmpty || route.unicodeScalars.count > Caps.routeLength {
-            throw refuse("route must be 1–\(Caps.routeLength) characters")
-        }
-        guard params.count <= Caps.params else { throw refuse("at most \(Caps.params) params") }
-        for (key, value) in params
-        where key.unicodeScalars.count > Caps.paramNameLength || value.unicodeScalars.count > Caps.paramValueLength {
-            throw refuse("param names are at most \(Caps.paramNameLength) characters and values \(Caps.paramValueLength)")
-        }
-        if let owner = request.owner, owner.isEmpty || owner.unicodeScalars.count > Caps.ownerLength {
-            throw refuse("owner must be 1–\(Caps.ownerLength) characters")
-        }
-        if let title = request.title, title.unicodeScalars.count > Caps.titleLength {
-            throw refuse("title is at most \(Caps.titleLength) characters")
-        }
-        var texts: [(field: String, text: String?)] = [("route", request.route), ("owner", request.owner), ("title", request.title)]
-        for (name, value) in params.sorted(by: { $0.key < $1.key }) {
-            texts += [("a param name", name), ("param '\(PrintableText.escaped(name))'", value)]
-        }
-        for (field, text) in texts {
-            if let text { try checkPrintable(text, field: field) { refuse($0) } }
-        }
-    }
-
-    /// The campaign of a new link's `campaign` field: each part at most `Caps.campaignPartLength` characters and
-    /// printable, normalised as openings are counted; 400 when no part is left.
-    private static func campaign(_ fields: CampaignFields?) throws -> Campaign? {
-        guard let fields else { return nil }
-        for (field, text) in [("campaign.source", fields.source), ("campaign.medium", fields.medium), ("campaign.name", fields.name)] {
-            guard let text else { continue }
-            guard text.unicodeScalars.count <= Caps.campaignPartLength else {
-                throw LinkError(.invalid, "\(field) is at most \(Caps.campaignPartLength) characters")
-            }
-            try checkPrintable(text, field: field) { LinkError(.invalid, $0) }
-        }
-        guard let campaign = Campaign(source: fields.source, medium: fields.medium, name: fields.name) else {
-            throw LinkError(.invalid, "campaign needs a source, medium or name with a letter or digit")
-        }
-        return campaign
     }
 
     /// Refuses text that would reach a log, a page or a terminal with characters that forge lines or reorder what is

@@ -116,6 +116,7 @@ func buildPublicRouter(_ components: ServerComponents) -> RouteRecorder<LinkdReq
     let maxBodyBytes = configuration.http.maxBodyBytes
     LinkRoutes(links: c.links, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
     AdminRoutes(admin: c.admin, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
+    ImportRoutes(links: c.links, auth: c.auth, maxBytes: configuration.links.importMaxBytes).register(on: router)
     AppRoutes(admin: c.admin, auth: c.auth).register(on: router)
     WebhookRoutes(admin: c.admin, auth: c.auth, maxBodyBytes: maxBodyBytes).register(on: router)
     // Share pages, resolutions and /healthz: declared once, read by Hummingbird's router and the event-loop fast path.

@@ -17,6 +17,7 @@ struct AdminCommand: AsyncParsableCommand {
         subcommands: [
             AdminKeysCommand.self, AdminLinksCommand.self, AdminRevokeOwner.self, AdminAPIKeysCommand.self, AdminAudit.self,
             AdminWebhooksCommand.self, AdminStatsCommand.self, AdminAppsCommand.self, AdminBackup.self, AdminExport.self,
+            AdminImport.self,
         ])
 }
 

@@ -15,6 +15,8 @@ final class FaultInjectingBackend: StoreBackend {
         case unavailable
         /// `insertLink` throws `conflict` (the link id exists), everything else forwards.
         case linkIDCollision
+        /// `importLinks` writes this many batches, then throws a storage error on every later one.
+        case failImportAfter(batches: Int)
     }
 
     /// The real backend.
@@ -26,6 +28,7 @@ final class FaultInjectingBackend: StoreBackend {
     private let shortIDReadCount = Mutex(0)
     private let pathReadCount = Mutex(0)
     private let revocationsHeld = Mutex(false)
+    let importBatchCount = Mutex(0)
 
     /// Wraps `base`; no fault at first.
     init(_ base: any StoreBackend) { self.base = base }
@@ -216,5 +219,20 @@ extension FaultInjectingBackend {
     }
     func releaseLease(name: String, holder: String) async throws {
         try check(); try await base.releaseLease(name: name, holder: holder)
+    }
+}
+
+// LinkImportTable
+extension FaultInjectingBackend {
+    func importLinks(_ records: [LinkRecord], dryRun: Bool, at now: Date) async throws -> [ImportedLink] {
+        try check()
+        if case .failImportAfter(let batches) = fault {
+            let count = importBatchCount.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if count > batches { throw LinkStoreError(.storage, "injected: the database went away during the import") }
+        }
+        return try await base.importLinks(records, dryRun: dryRun, at: now)
     }
 }

@@ -62,6 +62,9 @@ public struct LinkSettings: ConfigurationSection {
     public var maxTTLSeconds = 365 * 86_400
     /// `defaultTTLSeconds`: the lifetime when a request gives none.
     public var defaultTTLSeconds = 30 * 86_400
+    /// `importMaxBytes` (1 KiB–1 GiB): the largest file `POST /v1/admin/imports` reads (64 MiB by default); a
+    /// larger one is answered 413 `import_too_large` and nothing is written.
+    public var importMaxBytes = 64 << 20
 
     /// The embedded defaults.
     public init() {}
@@ -70,6 +73,7 @@ public struct LinkSettings: ConfigurationSection {
         [
             .strings("manifests", \.manifests, variable: "LINKD_MANIFESTS"),
             .int("maxTTLSeconds", \.maxTTLSeconds), .int("defaultTTLSeconds", \.defaultTTLSeconds),
+            .int("importMaxBytes", \.importMaxBytes),
         ]
     }
 
@@ -79,6 +83,9 @@ public struct LinkSettings: ConfigurationSection {
         }
         guard maxTTLSeconds <= Int(Keyring.maxTokenLifetimeCap) else {
             throw ConfigurationError(message: "maxTTLSeconds must be at most \(Keyring.maxTokenLifetimeCap) (400 days, the token lifetime cap)")
+        }
+        guard (1024...(1 << 30)).contains(importMaxBytes) else {
+            throw ConfigurationError(message: "importMaxBytes must be 1024–1073741824")
         }
     }
 }

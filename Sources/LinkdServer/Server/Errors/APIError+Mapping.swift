@@ -62,3 +62,17 @@ extension AdminError: APIErrorConvertible {
         }
     }
 }
+
+extension ImportError: APIErrorConvertible {
+    /// The API's answer to a refused import: the file cannot be read (400), is too large (413), an import of the app
+    /// runs (409), or the file lacks what its format needs (422); `details.line` names the line at fault.
+    var apiError: APIError {
+        let status: HTTPResponse.Status = switch kind {
+        case .unreadable: .badRequest
+        case .tooLarge: .contentTooLarge
+        case .running: .conflict
+        case .unprocessable: .unprocessableContent
+        }
+        return APIError(status, APIError.Code(code), message, details: line.map { ["line": $0] })
+    }
+}
