@@ -85,6 +85,48 @@ struct LinkImportTests {
         }
     }
 
+    @Test("seed 004 (COIN's shared Canvas) — a team leaving FDL with its own domain: 10,000 four-character short links on COIN's host, covered by share.pathPatterns [\"/????\"], imported; every old URL answers (page 200, resolve to its Canvas), the well-known files unchanged")
+    func fdlMigrationOfAWholeDomain() async throws {
+        let manifests = try PathPatternFixtures.manifestPaths(app: "coin", patterns: ["/????"])
+        try await withAPI({ $0.links.manifests = manifests; $0.limits.rateLimitPerSecond = 0 }) { api in
+            let aasaBefore = try await api.get("/.well-known/apple-app-site-association", host: "links.coin.example")
+            // Codes of digits and lowercase letters with one letter in upper case each: FDL's are case-sensitive.
+            let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz")
+            func code(_ index: Int) -> String {
+                let lower = (0..<4).reversed().map { String(digits[index / Int(pow(36.0, Double($0))) % 36]) }.joined()
+                return lower.prefix(3) + lower.suffix(1).uppercased()
+            }
+            var text = "short_link,link,utm_source\r\n"
+            for index in 0..<10_000 {
+                text += "https://links.coin.example/\(code(index)),https://links.coin.example/coin/coin-\(index),fdl\r\n"
+            }
+            // Two codes that differ only by case: a custom path's case rule keeps the first, the second is refused
+            // by name (docs/imports.md: such pairs are reported, not kept both).
+            text += "https://links.coin.example/\(code(10).lowercased()),https://links.coin.example/coin/coin-x,fdl\r\n"
+            let report = try await Self.importFile(api, app: "coin", format: "fdl", text)
+            try #require(report.status == 200, "\(report.status) \(report.text.prefix(500))")
+            #expect(report.json["imported"] as? Int == 10_000, "\(report.text.prefix(500))")
+            #expect(report.json["notesTotal"] as? Int == 0, "\(report.text.prefix(500))")
+            #expect(Self.lines(report, "refused").map(\.0) == [10_002], "\(report.text.suffix(400))")
+            #expect(Self.lines(report, "refused").map(\.1) == ["duplicate_path"]
+                    && (report.json["refused"] as? [[String: Any]])?.first?["message"] as? String == "path /\(code(10).lowercased()) differs from line 12's /\(code(10)) only by case (custom paths are unique whatever their case)",
+                    "\(report.json["refused"] ?? "")")
+            // Every old URL, as people kept it: the page, and the app's resolution of it.
+            for index in 0..<10_000 {
+                let path = "/" + code(index)
+                let page = try await api.get(path, host: "links.coin.example")
+                #expect(page.status == 200, "\(path): \(page.status)")
+                let resolved = try await api.resolve("https://links.coin.example\(path)", state: "signedOut")
+                #expect((resolved["params"] as? [String: String])?["coinId"] == "coin-\(index)", "\(path): \(resolved)")
+            }
+            // The app opens them all through the one pattern: the well-known file is what it was with no link.
+            let aasaAfter = try await api.get("/.well-known/apple-app-site-association", host: "links.coin.example")
+            #expect(aasaAfter.status == 200 && aasaAfter.text == aasaBefore.text && aasaAfter.text.contains("\"/????\""))
+            // A code of the shape that no link holds answers as an unknown link does.
+            #expect(try await api.get("/zzzz", host: "links.coin.example").status == 404)
+        }
+    }
+
     @Test("NDJSON: an export from one daemon imported into another gives the same links — ids, short URLs, paths, statuses — and the formula guard still holds in the CSV export",
           arguments: StoreKind.allCases)
     func exportImportedIntoASecondDaemon(backend: StoreKind) async throws {

@@ -33,7 +33,7 @@ struct LinkImporter {
     var lineNumber = 1
     var sawBytes = false
     private var seenIDs: [String: Int] = [:]
-    private var seenPaths: [String: Int] = [:]
+    private var seenPaths: [String: (line: Int, path: String)] = [:]
     private var seenShortIDs: Set<String> = []
 
     /// An import of `format` into `app` (loaded: the caller checked), judged at `now`.
@@ -137,10 +137,12 @@ struct LinkImporter {
         if let path = link.request.path {
             let key = CustomPath.key(path)
             if let first = seenPaths[key] {
-                report.refuse(line, "duplicate_path", "path \(path) is line \(first)'s path too")
+                let same = first.path == path
+                report.refuse(line, "duplicate_path", same ? "path \(path) is line \(first.line)'s path too"
+                    : "path \(path) differs from line \(first.line)'s \(first.path) only by case (custom paths are unique whatever their case)")
                 return false
             }
-            seenPaths[key] = line
+            seenPaths[key] = (line, path)
             takesPlace = links.countsAgainstCustomPathCap(path, manifest: checked.manifest)
         }
         var shortID = link.shortID
