@@ -50,31 +50,25 @@ while port is None and time.monotonic() - began < 120:
         if line.startswith("linkd: listening on "):
             port = int(line.rsplit(":", 1)[1])
     time.sleep(0.001)
-while time.monotonic() - began < 120:
-    try:
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-        c.request("GET", "/healthz")
-        if c.getresponse().status == 200:
-            break
-    except OSError:
-        pass
-    time.sleep(0.001)
-ms = (time.monotonic() - began) * 1000
+def first_200(path):
+    """Milliseconds from the exec to the first 200 of `path`, polled every millisecond."""
+    while time.monotonic() - began < 120:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            c.request("GET", path)
+            if c.getresponse().status == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.001)
+    return (time.monotonic() - began) * 1000
 def status(field):
     return next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/status") if l.startswith(field + ":")) / 1024
+ms = first_200("/healthz")
 first_rss = status("VmRSS")
 first_anon = status("RssAnon")
 # Ready: the revocation set loaded (in the background, after the listener opened) and the store answering.
-while time.monotonic() - began < 120:
-    try:
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-        c.request("GET", "/readyz")
-        if c.getresponse().status == 200:
-            break
-    except OSError:
-        pass
-    time.sleep(0.001)
-ready_ms = (time.monotonic() - began) * 1000
+ready_ms = first_200("/readyz")
 def rss():
     return status("VmRSS")
 first = first_rss

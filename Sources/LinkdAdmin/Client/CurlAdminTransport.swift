@@ -11,12 +11,8 @@ public struct CurlAdminTransport: AdminTransport {
     public func perform(
         method: String, url: String, headers: [(String, String)], body: Data?, connection: AdminConnection
     ) async -> Result<AdminResponse, TransportFailure> {
-        let limits = OutboundLimits(
-            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
-            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
-        let request = OutboundRequest(
-            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, body: body.map(Array.init) ?? [],
-            limits: limits, usesEnvironmentProxy: true)
+        var request = Self.request(method: method, url: url, headers: headers, connection: connection)
+        request.body = body.map(Array.init) ?? []
         return await Self.perform(request)
     }
 
@@ -25,13 +21,20 @@ public struct CurlAdminTransport: AdminTransport {
         method: String, url: String, headers: [(String, String)], connection: AdminConnection,
         write: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async -> Result<AdminResponse, TransportFailure> {
-        let limits = OutboundLimits(
-            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
-            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
-        var request = OutboundRequest(
-            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, limits: limits, usesEnvironmentProxy: true)
+        var request = Self.request(method: method, url: url, headers: headers, connection: connection)
         request.bodyStream = OutboundBodyStream(stallTimeoutMilliseconds: Self.milliseconds(connection.timeout), write: write)
         return await Self.perform(request)
+    }
+
+    /// A request within `connection`'s limits, through the environment's proxy, with no body yet.
+    private static func request(
+        method: String, url: String, headers: [(String, String)], connection: AdminConnection
+    ) -> OutboundRequest {
+        let limits = OutboundLimits(
+            connectTimeoutMilliseconds: milliseconds(connection.connectTimeout),
+            totalTimeoutMilliseconds: milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
+        return OutboundRequest(
+            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, limits: limits, usesEnvironmentProxy: true)
     }
 
     /// Performs one exchange whose body is read from `body` as curl sends it: the connection's timeout is how long
@@ -39,11 +42,7 @@ public struct CurlAdminTransport: AdminTransport {
     public func upload(
         method: String, url: String, headers: [(String, String)], body: AdminUpload, connection: AdminConnection
     ) async -> Result<AdminResponse, TransportFailure> {
-        let limits = OutboundLimits(
-            connectTimeoutMilliseconds: Self.milliseconds(connection.connectTimeout),
-            totalTimeoutMilliseconds: Self.milliseconds(connection.timeout), maxResponseBytes: connection.maxResponseBytes)
-        var request = OutboundRequest(
-            method: method, url: url, headers: headers.map { OutboundHeader($0.0, $0.1) }, limits: limits, usesEnvironmentProxy: true)
+        var request = Self.request(method: method, url: url, headers: headers, connection: connection)
         request.bodySource = OutboundBodySource(
             length: body.length, stallTimeoutMilliseconds: Self.milliseconds(connection.timeout), read: body.read)
         return await Self.perform(request)
