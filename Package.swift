@@ -388,5 +388,6 @@ if Context.environment["LINKD_FUZZ"] == "1" {
         fuzzTarget("FuzzICalendar", ["ICalendar", "LinkRouter"]),
         fuzzTarget("FuzzManifest", ["LinkRouter"]),
         fuzzTarget("FuzzConfiguration", ["LinkdServer"]),
+        fuzzTarget("FuzzCSV", ["CSVRecords"]),
     ]
 }

@@ -13,7 +13,7 @@ export PATH="$PATH:/opt/swift/usr/bin"
 
 seconds="${1:-30}"
 shift || true
-all=(FuzzRequestScanner FuzzFlatJSON FuzzTokenCodec FuzzURLRouter FuzzICalendar FuzzManifest FuzzConfiguration)
+all=(FuzzRequestScanner FuzzFlatJSON FuzzTokenCodec FuzzURLRouter FuzzICalendar FuzzManifest FuzzConfiguration FuzzCSV)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
@@ -37,7 +37,7 @@ if [ "${FUZZ_BUILD:-1}" != 0 ]; then
     fi
   done
   # Every module of ours must carry the coverage counters, or libFuzzer runs blind.
-  for module in LinkdHTTP LinkdServer LinkRouter ICalendar TokenSigning FuzzSupport "${targets[@]}"; do
+  for module in LinkdHTTP LinkdServer LinkRouter ICalendar TokenSigning CSVRecords FuzzSupport "${targets[@]}"; do
     dir="$scratch/debug/$module.build"
     [ -d "$dir" ] || continue
     grep -q -a __sancov_cntrs "$dir"/*.swift.o || { echo "fuzz: $module has no coverage instrumentation" >&2; exit 2; }
