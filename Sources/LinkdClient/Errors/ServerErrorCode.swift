@@ -57,6 +57,32 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     case unknownState
     /// 409: a new link's custom path is taken (`details.heldBy`: a route, linkd's own prefix, or another link).
     case pathTaken
+    /// 413: an import file is over `importMaxBytes` (`POST /v1/admin/imports`).
+    case importTooLarge
+    /// 409: an import into the app is running; retry when it has finished.
+    case importRunning
+    /// 400: an import file holds a NUL byte (`details.line`).
+    case nulByte
+    /// 400: an import file's quoted field is never closed (`details.line`: where it opened).
+    case unclosedQuote
+    /// 400: an import file has a quote inside an unquoted field, or text after a closing one (`details.line`).
+    case badQuote
+    /// 400: an import file's record has more than 64 fields (`details.line`).
+    case tooManyColumns
+    /// 400: an import file's field is over 8 KiB (`details.line`).
+    case fieldTooLong
+    /// 400: an import file's line is over its cap (`details.line`).
+    case lineTooLong
+    /// 400: an import file holds bytes that are not UTF-8 (`details.line`).
+    case invalidUTF8
+    /// 422: an import file is empty, or has no header row.
+    case emptyFile
+    /// 422: an import file's header lacks a column its format needs (`details.line`).
+    case missingColumn
+    /// 422: an import file's header names a column twice (`details.line`).
+    case duplicateColumn
+    /// 422: an import file has more rows than an import takes (`details.line`).
+    case tooManyRows
     /// A code this version of the client does not know.
     case other(String)
 
@@ -66,7 +92,9 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         .unsupportedMediaType, .unprocessable, .unknownRoute, .notShareable, .badParams, .rateLimited, .internalError,
         .notReady, .storeUnavailable, .requestTimeout, .tooManyConnections, .badAppVersion, .manifestInvalid,
         .manifestAppMismatch, .manifestStrandsLinks, .versionConflict, .appHasLiveLinks, .unknownState,
-        .unsupportedFormat, .pathTaken,
+        .unsupportedFormat, .pathTaken, .importTooLarge, .importRunning, .nulByte, .unclosedQuote, .badQuote,
+        .tooManyColumns, .fieldTooLong, .lineTooLong, .invalidUTF8, .emptyFile, .missingColumn, .duplicateColumn,
+        .tooManyRows,
     ]
 
     /// The code as the server spells it.
@@ -100,6 +128,19 @@ public enum ServerErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .appHasLiveLinks: "app_has_live_links"
         case .unknownState: "unknown_state"
         case .pathTaken: "path_taken"
+        case .importTooLarge: "import_too_large"
+        case .importRunning: "import_running"
+        case .nulByte: "nul_byte"
+        case .unclosedQuote: "unclosed_quote"
+        case .badQuote: "bad_quote"
+        case .tooManyColumns: "too_many_columns"
+        case .fieldTooLong: "field_too_long"
+        case .lineTooLong: "line_too_long"
+        case .invalidUTF8: "invalid_utf8"
+        case .emptyFile: "empty_file"
+        case .missingColumn: "missing_column"
+        case .duplicateColumn: "duplicate_column"
+        case .tooManyRows: "too_many_rows"
         case .other(let value): value
         }
     }

@@ -134,7 +134,7 @@ function hold(port) {
 test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded from a replay', async () => {
   // Resolution is rate limited (one request, then 429 for 100 s); the edge daemon answers the connection limits.
   const d = await daemon('rateLimitPerSecond: 0.01\nrateLimitBurst: 1\n');
-  const edge = await daemon('headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\n');
+  const edge = await daemon('headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\nimportMaxBytes: 4096\n');
   const base = d.baseURL;
   const admin = d.adminKey;
   const key = await d.clientKey('handz');
@@ -185,6 +185,30 @@ test('every code of KNOWN_SERVER_ERROR_CODES, as the daemon sends it, decoded fr
   await new Promise((r) => setTimeout(r, 100));
   recorded.too_many_connections = record(await rawSocket(edge.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
   for (const connection of held) connection.close();
+  // An import file refused whole (POST /v1/admin/imports), each for what is wrong with it.
+  const importFile = (body, format = 'csv', target = d) => rawRequest('POST', `${target.baseURL}/v1/admin/imports?app=handz&format=${format}`,
+    { bearer: target.adminKey, headers: { 'Content-Type': 'text/csv' }, body });
+  const imported = async (body, format) => record(await importFile(body, format));
+  recorded.nul_byte = await imported('route\nx\0\n');
+  recorded.unclosed_quote = await imported('route\n"x\n');
+  recorded.bad_quote = await imported('route\nx"y\n');
+  recorded.too_many_columns = await imported('route' + ',x'.repeat(100) + '\n');
+  recorded.field_too_long = await imported('route\n' + 'x'.repeat(9000) + '\n');
+  recorded.line_too_long = await imported('route\n' + ('x'.repeat(8000) + ',').repeat(9) + '\n');
+  recorded.invalid_utf8 = await imported(Buffer.from([...Buffer.from('route\n'), 0xff, 0x0a]));
+  recorded.empty_file = await imported('');
+  recorded.missing_column = await imported('title\nx\n');
+  recorded.duplicate_column = await imported('route,route\nx,y\n');
+  recorded.too_many_rows = await imported('route\n' + 'x\n'.repeat(1_000_001));
+  recorded.import_too_large = record(await importFile('route\n' + 'x\n'.repeat(3000), 'csv', edge));
+  // An import of the app already running: one whose body is still coming (a larger Content-Length than sent).
+  const slow = net.connect(d.port, '127.0.0.1', () => slow.write(
+    `POST /v1/admin/imports?app=handz&format=csv HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\n`
+    + 'Content-Type: text/csv\r\nContent-Length: 100000\r\n\r\nroute\n'));
+  slow.on('error', () => {});
+  await new Promise((r) => setTimeout(r, 300));
+  recorded.import_running = await imported('route\nShareLink/FlowView\n');
+  slow.destroy();
   // Only a failing store or a bug makes these: the server's exact format.
   recorded.internal_error = { status: 500, headers: {}, body: '{"error":{"code":"internal_error","message":"the server failed to answer this request; it has been logged"}}' };
   recorded.not_ready = { status: 503, headers: {}, body: '{"error":{"code":"not_ready","message":"the store does not answer"}}' };

@@ -45,7 +45,7 @@ struct ImportColumns: Sendable {
                 continue
             }
             guard index.updateValue(position, forKey: name) == nil else {
-                throw ImportError(.unprocessable, "duplicate_column", "line \(header.line): the header names \(name) twice", line: header.line)
+                throw ImportError(.unprocessable, .duplicateColumn, "line \(header.line): the header names \(name) twice", line: header.line)
             }
         }
         if !ignored.isEmpty {
@@ -54,16 +54,16 @@ struct ImportColumns: Sendable {
         switch format {
         case .fdl:
             guard index["short_link"] != nil else {
-                throw ImportError(.unprocessable, "missing_column",
+                throw ImportError(.unprocessable, .missingColumn,
                     "line \(header.line): the header names no short-link column (short_link, Short link or shortLink)", line: header.line)
             }
             guard index["long_link"] != nil || index["link"] != nil else {
-                throw ImportError(.unprocessable, "missing_column",
+                throw ImportError(.unprocessable, .missingColumn,
                     "line \(header.line): the header names neither a long-link column (long_link) nor a deep-link column (link)", line: header.line)
             }
         case .csv:
             guard index["route"] != nil || index["url"] != nil || index["params_json"] != nil else {
-                throw ImportError(.unprocessable, "missing_column",
+                throw ImportError(.unprocessable, .missingColumn,
                     "line \(header.line): the header names none of route, params_json or url", line: header.line)
             }
         case .ndjson:

@@ -1,4 +1,5 @@
 import Foundation
+import LinkdHTTP
 
 /// The `?format=` of `POST /v1/admin/imports`.
 enum LinkImportFormat: String, Sendable, CaseIterable {
@@ -91,13 +92,13 @@ struct ImportError: Error, Sendable {
 
     let kind: Kind
     /// The machine code (`unclosed_quote`, `missing_column`, `import_too_large`, …).
-    let code: String
+    let code: APIError.Code
     /// What to tell a person, naming the line.
     let message: String
     /// The line at fault, when one is.
     let line: Int?
 
-    init(_ kind: Kind, _ code: String, _ message: String, line: Int? = nil) {
+    init(_ kind: Kind, _ code: APIError.Code, _ message: String, line: Int? = nil) {
         self.kind = kind
         self.code = code
         self.message = message

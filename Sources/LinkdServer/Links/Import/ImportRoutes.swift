@@ -71,7 +71,7 @@ struct ImportRoutes: Sendable {
             throw tooLarge()
         }
         guard let slot = running.enter(app: asked.app) else {
-            throw ImportError(.running, "import_running", "an import into \(asked.app) is running; retry when it has finished")
+            throw ImportError(.running, .importRunning, "an import into \(asked.app) is running; retry when it has finished")
         }
         defer { withExtendedLifetime(slot) {} }
         let started = ContinuousClock.now
@@ -112,7 +112,7 @@ struct ImportRoutes: Sendable {
     }
 
     private func tooLarge() -> ImportError {
-        ImportError(.tooLarge, "import_too_large", "the file is larger than \(maxBytes) bytes (importMaxBytes)")
+        ImportError(.tooLarge, .importTooLarge, "the file is larger than \(maxBytes) bytes (importMaxBytes)")
     }
 }
 

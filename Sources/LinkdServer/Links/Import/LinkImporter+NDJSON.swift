@@ -10,13 +10,13 @@ extension LinkImporter {
     /// Splits the piece into lines, each checked (no NUL, at most `ImportCaps.ndjsonLineBytes`, UTF-8) and read.
     mutating func readLines(_ piece: ByteBuffer) throws(ImportError) {
         for byte in piece.readableBytesView {
-            if byte == 0 { throw ImportError(.unreadable, "nul_byte", "line \(lineNumber) holds a NUL byte", line: lineNumber) }
+            if byte == 0 { throw ImportError(.unreadable, .nulByte, "line \(lineNumber) holds a NUL byte", line: lineNumber) }
             if byte == 0x0A {
                 try endLine()
                 continue
             }
             guard pendingLine.count < ImportCaps.ndjsonLineBytes else {
-                throw ImportError(.unreadable, "line_too_long", "line \(lineNumber) is longer than \(ImportCaps.ndjsonLineBytes) bytes",
+                throw ImportError(.unreadable, .lineTooLong, "line \(lineNumber) is longer than \(ImportCaps.ndjsonLineBytes) bytes",
                     line: lineNumber)
             }
             pendingLine.append(byte)
@@ -34,7 +34,7 @@ extension LinkImporter {
         defer { pendingLine.removeAll(keepingCapacity: true) }
         if pendingLine.last == 0x0D { pendingLine.removeLast() }
         guard let text = String(validating: pendingLine, as: UTF8.self) else {
-            throw ImportError(.unreadable, "invalid_utf8", "line \(line) holds bytes that are not UTF-8", line: line)
+            throw ImportError(.unreadable, .invalidUTF8, "line \(line) holds bytes that are not UTF-8", line: line)
         }
         if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return }
         try countRow(line: line)

@@ -65,14 +65,14 @@ struct LinkImporter {
 
     /// Ends the file: its last record or line, then the file's own checks (not empty, a header).
     mutating func finish() throws(ImportError) {
-        guard sawBytes else { throw ImportError(.unprocessable, "empty_file", "the file is empty") }
+        guard sawBytes else { throw ImportError(.unprocessable, .emptyFile, "the file is empty") }
         if format == .ndjson {
             try finishLines()
         } else {
             let records: [CSVRecord]
             do { records = try csv.finish() } catch { throw Self.unreadable(error) }
             for record in records { try take(record) }
-            guard columns != nil else { throw ImportError(.unprocessable, "empty_file", "the file has no header row") }
+            guard columns != nil else { throw ImportError(.unprocessable, .emptyFile, "the file has no header row") }
         }
     }
 
@@ -94,12 +94,21 @@ struct LinkImporter {
     mutating func countRow(line: Int) throws(ImportError) {
         report.rows += 1
         guard report.rows <= ImportCaps.maxRows else {
-            throw ImportError(.unprocessable, "too_many_rows", "line \(line): an import holds at most \(ImportCaps.maxRows) rows", line: line)
+            throw ImportError(.unprocessable, .tooManyRows, "line \(line): an import holds at most \(ImportCaps.maxRows) rows", line: line)
         }
     }
 
     static func unreadable(_ error: CSVReadError) -> ImportError {
-        ImportError(.unreadable, error.code.rawValue, error.message, line: error.line)
+        let code: APIError.Code = switch error.code {
+        case .nulByte: .nulByte
+        case .unclosedQuote: .unclosedQuote
+        case .badQuote: .badQuote
+        case .tooManyColumns: .tooManyColumns
+        case .fieldTooLong: .fieldTooLong
+        case .lineTooLong: .lineTooLong
+        case .invalidUTF8: .invalidUTF8
+        }
+        return ImportError(.unreadable, code, error.message, line: error.line)
     }
 
     // MARK: Rows

@@ -28,4 +28,32 @@ extension APIError.Code {
     static let appHasLiveLinks = APIError.Code("app_has_live_links")
     /// A stats request's `format` is neither `json` nor `csv`.
     static let unsupportedFormat = APIError.Code("unsupported_format")
+
+    // An import file refused whole (`POST /v1/admin/imports`; docs/imports.md).
+    /// An import file is over `importMaxBytes` (`POST /v1/admin/imports`).
+    static let importTooLarge = APIError.Code("import_too_large")
+    /// An import into the app is running; retry when it has finished.
+    static let importRunning = APIError.Code("import_running")
+    /// An import file holds a NUL byte (`details.line`).
+    static let nulByte = APIError.Code("nul_byte")
+    /// An import file's quoted field is never closed (`details.line`: where it opened).
+    static let unclosedQuote = APIError.Code("unclosed_quote")
+    /// An import file has a quote inside an unquoted field, or text after a closing one (`details.line`).
+    static let badQuote = APIError.Code("bad_quote")
+    /// An import file's record has more than 64 fields (`details.line`).
+    static let tooManyColumns = APIError.Code("too_many_columns")
+    /// An import file's field is over 8 KiB (`details.line`).
+    static let fieldTooLong = APIError.Code("field_too_long")
+    /// An import file's line is over its cap (`details.line`).
+    static let lineTooLong = APIError.Code("line_too_long")
+    /// An import file holds bytes that are not UTF-8 (`details.line`).
+    static let invalidUTF8 = APIError.Code("invalid_utf8")
+    /// An import file is empty, or has no header row.
+    static let emptyFile = APIError.Code("empty_file")
+    /// An import file's header lacks a column its format needs (`details.line`).
+    static let missingColumn = APIError.Code("missing_column")
+    /// An import file's header names a column twice (`details.line`).
+    static let duplicateColumn = APIError.Code("duplicate_column")
+    /// An import file has more rows than an import takes (`details.line`).
+    static let tooManyRows = APIError.Code("too_many_rows")
 }

@@ -73,6 +73,6 @@ extension ImportError: APIErrorConvertible {
         case .running: .conflict
         case .unprocessable: .unprocessableContent
         }
-        return APIError(status, APIError.Code(code), message, details: line.map { ["line": $0] })
+        return APIError(status, code, message, details: line.map { ["line": $0] })
     }
 }

@@ -32,6 +32,19 @@ export const KNOWN_SERVER_ERROR_CODES = [
   'unknown_state',
   'unsupported_format',
   'path_taken',
+  'import_too_large',
+  'import_running',
+  'nul_byte',
+  'unclosed_quote',
+  'bad_quote',
+  'too_many_columns',
+  'field_too_long',
+  'line_too_long',
+  'invalid_utf8',
+  'empty_file',
+  'missing_column',
+  'duplicate_column',
+  'too_many_rows',
 ] as const;
 
 /** A code this version of the client knows (see {@link KNOWN_SERVER_ERROR_CODES}). */
