@@ -153,6 +153,39 @@ struct ErrorTests {
         recorded[.appHasLiveLinks] = record(try await TestHTTP.send("DELETE", base + "/v1/admin/apps/handz", bearer: admin))
     }
 
+    /// An import file refused whole, of every kind (`POST /v1/admin/imports`), one over `importMaxBytes` (4,096 on
+    /// `edge`), and an import while one of the app's is running (its body still coming).
+    static func recordImportCodes(_ daemon: ClientDaemon, _ edge: ClientDaemon, into recorded: inout [ServerErrorCode: Recorded]) async throws {
+        func post(_ text: String, bytes: [UInt8] = [], to target: ClientDaemon? = nil) async throws -> Recorded {
+            let target = target ?? daemon
+            let body = Array(text.utf8) + bytes
+            let connection = try RawConnection(port: target.port)
+            try await connection.send("POST /v1/admin/imports?app=handz&format=csv HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Bearer \(target.adminKey)\r\nContent-Type: text/csv\r\nContent-Length: \(body.count)\r\n\r\n")
+            _ = await connection.sendSome(body)
+            let response = try await connection.read()
+            return Recorded(status: response.status, headers: ["Content-Type": "application/json"], body: response.text)
+        }
+        recorded[.nulByte] = try await post("route\nx\u{0}\n")
+        recorded[.unclosedQuote] = try await post("route\n\"x\n")
+        recorded[.badQuote] = try await post("route\nx\"y\n")
+        recorded[.tooManyColumns] = try await post("route" + String(repeating: ",x", count: 100) + "\n")
+        recorded[.fieldTooLong] = try await post("route\n" + String(repeating: "x", count: 9000) + "\n")
+        recorded[.lineTooLong] = try await post("route\n" + String(repeating: String(repeating: "x", count: 8000) + ",", count: 9) + "\n")
+        recorded[.invalidUTF8] = try await post("route\n", bytes: [0xFF, 0x0A])
+        recorded[.emptyFile] = try await post("")
+        recorded[.missingColumn] = try await post("title\nx\n")
+        recorded[.duplicateColumn] = try await post("route,route\nx,y\n")
+        recorded[.tooManyRows] = try await post("route\n" + String(repeating: "x\n", count: 1_000_001))
+        recorded[.importTooLarge] = try await post("route\n" + String(repeating: "x\n", count: 3000), to: edge)
+        let slow = try RawConnection(port: daemon.port)
+        try await slow.send("POST /v1/admin/imports?app=handz&format=csv HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(daemon.adminKey)\r\n"
+            + "Content-Type: text/csv\r\nContent-Length: 100000\r\n\r\nroute\n")
+        try await Task.sleep(for: .milliseconds(300))
+        recorded[.importRunning] = try await post("route\nShareLink/FlowView\n")
+        withExtendedLifetime(slow) {}
+    }
+
     /// A claim whose state the link's app lacks: the code from the iOS claim page of a Handz link.
     static func recordUnknownState(_ daemon: ClientDaemon) async throws -> Recorded {
         let base = daemon.daemon.baseURL
@@ -174,7 +207,7 @@ struct ErrorTests {
         let daemon = try await ClientDaemon.start(configuration: "rateLimitPerSecond: 0.01\nrateLimitBurst: 1\n")
         defer { daemon.stop() }
         // The edge's answers, from a daemon no other request reaches (its connections count against the cap).
-        let edge = try await ClientDaemon.start(configuration: "headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\n")
+        let edge = try await ClientDaemon.start(configuration: "headTimeoutSeconds: 0.3\nmaxConnectionsPerClient: 2\nimportMaxBytes: 4096\n")
         defer { edge.stop() }
         let base = daemon.daemon.baseURL
         let clientKey = try await daemon.clientKey(app: "handz")
@@ -201,6 +234,7 @@ struct ErrorTests {
         try await Self.recordManifestCodes(daemon, into: &recorded)
         _ = try await TestHTTP.send("GET", base + "/v1/resolve?url=x")
         recorded[.rateLimited] = Self.record(try await TestHTTP.send("GET", base + "/v1/resolve?url=x"))
+        try await Self.recordImportCodes(daemon, edge, into: &recorded)
         recorded[.unknownState] = try await Self.recordUnknownState(edge)
         recorded[.requestTimeout] = try await Self.recordHeadTimeout(edge)
         recorded[.tooManyConnections] = try await Self.recordConnectionCap(edge)
