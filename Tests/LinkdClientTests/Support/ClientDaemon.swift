@@ -51,9 +51,11 @@ final class ClientDaemon: Sendable {
         try await TestHTTP.send("POST", daemon.baseURL + "/v1/resolve", json: ["url": url, "state": state])
     }
 
-    /// Stops the daemon (SIGTERM, then SIGKILL if it lingers) on a Dispatch thread, not waiting for it.
+    /// Stops the daemon: SIGTERM at once (so it stops even when the test process ends first), then, on a Dispatch
+    /// thread, not waiting for it, SIGKILL if it lingers.
     func stop() {
         let daemon = self.daemon
+        if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGTERM) }
         DispatchQueue.global().async { daemon.stop() }
     }
 }
