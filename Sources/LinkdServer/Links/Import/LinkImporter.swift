@@ -228,14 +228,7 @@ struct ImportRow: Sendable {
 enum ImportRowID {
     static func make(app: String, format: LinkImportFormat, key: String) -> String {
         let digest = SecretDigest.sha256(Array("linkd-import\u{0}\(app)\u{0}\(format.rawValue)\u{0}\(key)".utf8))
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        for byte in digest.prefix(16) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        // A link id's own form: 16 bytes (SHA-256 gives 32), written as `LinkID` writes every id.
+        return LinkID(bytes: Array(digest.prefix(16)))!.hex
     }
-
-    private static let digits = Array("0123456789abcdef".utf8)
 }
