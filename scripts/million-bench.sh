@@ -61,6 +61,17 @@ LUA
 start
 curl -sf -o /dev/null "$base/s/m0000000000" || { echo "million-bench: /s/m0000000000 does not answer" >&2; exit 1; }
 echo "rss at start: $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status")"
+# The link cache fills in the background (linkCacheWarmup); the runs start once it has stopped growing.
+warm_start=$SECONDS
+cached_links() { curl -sf "$base/metrics" | awk '$1 == "linkd_link_cache_records" { printf "%d", $2 }'; }
+last=-1
+for _ in $(seq 1 300); do
+  now=$(cached_links)
+  [ "$now" = "$last" ] && break
+  last=$now
+  sleep 1
+done
+echo "link cache: $last records, $(curl -sf "$base/metrics" | awk '$1 == "linkd_link_cache_bytes" { printf "%.1f MB", $2 / 1048576 }') after $(( SECONDS - warm_start )) s; rss $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status")"
 declare -A rps
 for mode in cached zipf uniform; do
   perf_pid=""

@@ -26,10 +26,14 @@ struct StoreLocation: Sendable {
         }
     }
 
-    func open(cacheCapacity: Int = 1000) async throws -> StoreFront {
+    func open(cacheCapacity: Int = 1000, warmsLinkCache: Bool = false) async throws -> StoreFront {
         switch backend {
-        case .sqlite: try await StoreFront.open(.sqlite(path: place), cacheCapacity: cacheCapacity)
-        case .postgres: try await StoreFront.open(.postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(200))), cacheCapacity: cacheCapacity)
+        case .sqlite:
+            try await StoreFront.open(.sqlite(path: place), cacheCapacity: cacheCapacity, warmsLinkCache: warmsLinkCache)
+        case .postgres:
+            try await StoreFront.open(
+                .postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(200))), cacheCapacity: cacheCapacity,
+                warmsLinkCache: warmsLinkCache)
         }
     }
 }

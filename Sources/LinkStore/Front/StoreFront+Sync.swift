@@ -106,12 +106,14 @@ extension StoreFront {
             self.seenVersion.withLock { $0 = max($0, highest) }
             return (keys, manifests)
         }
+        if manifestsChanged { requestWarmup() }
         if keysChanged { await handlers.keys() }
         if manifestsChanged { await handlers.manifests() }
     }
 
     /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache and the
-    /// unknown short ids (dropped) and the keys (through the handlers).
+    /// unknown short ids (dropped; the cache is warmed again when the front warms it) and the keys (through the
+    /// handlers).
     func fullResync(_ handlers: ChangeHandlers) async throws {
         try await syncLock.run {
             try await self.loadRevocations()
@@ -119,6 +121,7 @@ extension StoreFront {
             self.shortIDs.removeUnknown()
             self.customPaths.removeAll()
         }
+        requestWarmup()
         await handlers.keys()
         await handlers.manifests()
     }

@@ -6,10 +6,13 @@ import Synchronization
 ///
 /// Hot-path reads (`cachedLink`, `isRevoked`, `revocations`) answer from memory; everything else may touch the
 /// database and is `async`. The memory is kept here once, for every backend:
-/// - a bounded `LinkCache` of link records: a record is cached on its first read (`link(id:)`), not on create
-///   (most links are opened rarely or never); a revocation or a deletion caches the updated record; an owner-wide
-///   revocation drops exactly the records it changed; a deletion that changed nothing drops the cached record;
-/// - the `ShortIDIndex`: which link a short id names (the record itself is the `LinkCache`'s), and the short ids the
+/// - a `LinkCache` of link records, bounded by records and by bytes (records packed, about 100 bytes each), found by
+///   id or short id: a record is cached on its first read (`link(id:)`), not on create (most links are opened
+///   rarely or never), and — for the daemon — the store's active links are put in at open, in the background,
+///   newest first, until it is nine tenths full (`warmLinkCache`); a revocation or a deletion caches the updated
+///   record; an owner-wide revocation drops exactly the records it changed; a deletion that changed nothing drops
+///   the cached record;
+/// - the `ShortIDIndex`: which link a short id made here names before its record is read, and the short ids the
 ///   store lacked, each believed for `unknownShortIDWindow` (so an unknown short id costs one store read per window);
 /// - the `RevocationSet`: loaded at open or just after it (`RevocationLoading`; streamed in batches), added to by every
 ///   revocation, here or — through the change feed of a shared backend — on another instance (`synchronize`).
@@ -20,6 +23,10 @@ public final class StoreFront: Sendable {
     public let revocations = RevocationSet()
 
     let cache: LinkCache
+    /// Whether the link cache is filled from the store at open and after it was emptied (`warmLinkCache`).
+    let warmsLinkCache: Bool
+    /// Whether a warm-up runs, and whether another was asked for meanwhile (`requestWarmup`).
+    let warmup = Mutex(WarmupState())
     /// Short id → link id, and the short ids the store lacked lately.
     let shortIDs: ShortIDIndex
     /// The store reads of short ids under way: a request for a short id already being read waits for that read.
@@ -51,23 +58,31 @@ public final class StoreFront: Sendable {
     /// - Parameters:
     ///   - backend: the database; the front does not close it when this throws.
     ///   - cacheCapacity: the most link records kept in memory.
+    ///   - cacheBytes: the most bytes the link cache takes.
     ///   - logger: where following the change feed logs.
     ///   - revocationLoading: when the revocation set is loaded.
+    ///   - warmsLinkCache: whether the store's active links are put into the link cache in the background.
     public init(
-        backend: any StoreBackend, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store"),
-        revocationLoading: RevocationLoading = .atOpen
+        backend: any StoreBackend, cacheCapacity: Int = 100_000, cacheBytes: Int = StoreFront.defaultCacheBytes,
+        logger: Logger = Logger(label: "linkd.store"), revocationLoading: RevocationLoading = .atOpen, warmsLinkCache: Bool = false
     ) async throws {
         self.backend = backend
-        self.cache = LinkCache(capacity: cacheCapacity)
+        self.cache = LinkCache(capacity: cacheCapacity, maxBytes: cacheBytes)
+        self.warmsLinkCache = warmsLinkCache
         self.shortIDs = ShortIDIndex(
-            capacity: cacheCapacity, unknownCapacity: Self.unknownShortIDCapacity, unknownWindow: Self.unknownShortIDWindow)
+            capacity: min(cacheCapacity, Self.knownShortIDCapacity), unknownCapacity: Self.unknownShortIDCapacity,
+            unknownWindow: Self.unknownShortIDWindow)
         self.customPaths = CustomPathIndex(capacity: Self.customPathCapacity, window: Self.customPathWindow)
         self.logger = logger
         switch revocationLoading {
         case .atOpen: try await loadRevocations()
         case .inBackground: Task { await self.loadRevocationsUntilLoaded() }
         }
+        requestWarmup()
     }
+
+    /// The link cache's default size in bytes: 128 MiB, about a million typical links.
+    public static let defaultCacheBytes = 128 << 20
 
     /// `loadRevocations`, retried every second after a failure (logged), until it succeeds or the store is closed.
     private func loadRevocationsUntilLoaded() async {
@@ -90,13 +105,17 @@ public final class StoreFront: Sendable {
     /// - Parameters:
     ///   - place: where it is: SQLite (created and migrated if needed) or PostgreSQL (connected, migrated).
     ///   - cacheCapacity: the most link records kept in memory.
+    ///   - cacheBytes: the most bytes the link cache takes.
     ///   - logger: where the store (and the database driver) log.
     ///   - wrapBackend: wraps the opened backend (the tests inject faults there); identity by default.
     ///   - revocationLoading: when the revocation set is loaded (default: before this returns).
+    ///   - warmsLinkCache: whether the store's active links are put into the link cache in the background (default:
+    ///     no; the daemon does).
     /// A front that fails to load (the revocation set) closes the backend it opened before it throws.
     public static func open(
-        _ place: StorePlace, cacheCapacity: Int = 100_000, logger: Logger = Logger(label: "linkd.store"),
-        revocationLoading: RevocationLoading = .atOpen, wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
+        _ place: StorePlace, cacheCapacity: Int = 100_000, cacheBytes: Int = StoreFront.defaultCacheBytes,
+        logger: Logger = Logger(label: "linkd.store"), revocationLoading: RevocationLoading = .atOpen, warmsLinkCache: Bool = false,
+        wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
     ) async throws -> StoreFront {
         let backend: any StoreBackend
         switch place {
@@ -109,7 +128,8 @@ public final class StoreFront: Sendable {
         }
         do {
             return try await StoreFront(
-                backend: wrapBackend(backend), cacheCapacity: cacheCapacity, logger: logger, revocationLoading: revocationLoading)
+                backend: wrapBackend(backend), cacheCapacity: cacheCapacity, cacheBytes: cacheBytes, logger: logger,
+                revocationLoading: revocationLoading, warmsLinkCache: warmsLinkCache)
         } catch {
             await backend.close()
             throw error
@@ -135,6 +155,9 @@ public final class StoreFront: Sendable {
     /// unknown short id costs (one per id and window) and how long a link made on another instance stays hidden
     /// behind its short id when someone asked for that id before it existed (a guess of one in 2^65).
     public static let unknownShortIDWindow: Duration = .seconds(60)
+    /// The most short ids of links made here remembered without their records (a cached record is found by its
+    /// short id in the link cache itself).
+    public static let knownShortIDCapacity = 20_000
     /// The most unknown short ids remembered (older ones go first: they only cost one more read).
     public static let unknownShortIDCapacity = 100_000
 
@@ -156,6 +179,12 @@ public final class StoreFront: Sendable {
         return record
     }
 
+    /// How many link records the cache holds.
+    public var cachedLinkCount: Int { cache.count }
+
+    /// The bytes the link cache takes.
+    public var cachedLinkBytes: Int { cache.bytes }
+
     /// The link record from memory only; nil when not cached (the caller then decides).
     public func cachedLink(id: String) -> LinkRecord? {
         cache.get(id)
@@ -165,6 +194,7 @@ public final class StoreFront: Sendable {
     /// `unknownShortIDWindow`: nil without a read), else read and remembered — the record cached, or the short id
     /// noted unknown. Concurrent requests for one short id share one read.
     public func link(shortID: String) async throws -> LinkRecord? {
+        if let record = cache.get(shortID: shortID) { return record }
         switch shortIDs.lookup(shortID) {
         case .link(let id):
             return try await link(id: id)
@@ -186,14 +216,14 @@ public final class StoreFront: Sendable {
         }
     }
 
-    /// Reads a short id's link from the store and remembers the answer: the record cached, or the id unknown.
+    /// Reads a short id's link from the store and remembers the answer: the record cached (found by its short id
+    /// from then on), or the id unknown.
     private func readShortID(_ shortID: String) async throws -> LinkRecord? {
         guard let record = try await backend.fetchLink(shortID: shortID) else {
             shortIDs.putUnknown(shortID)
             return nil
         }
         cache.put(record)
-        shortIDs.put(shortID, linkID: record.id)
         return record
     }
 
@@ -209,7 +239,8 @@ public final class StoreFront: Sendable {
 
     /// The link with this short id from memory only (the caller reads the store on `miss`).
     public func cachedLink(shortID: String) -> CachedShortLink {
-        switch shortIDs.lookup(shortID) {
+        if let record = cache.get(shortID: shortID) { return .record(record) }
+        return switch shortIDs.lookup(shortID) {
         case .link(let id): cache.get(id).map { .record($0) } ?? .miss
         case .unknown: .unknown
         case .miss: .miss

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Which link a short id names, as far as memory knows: the short ids seen (short id → link id, two generations as
-/// `LinkCache` keeps them: recently used ones stay, memory stays bounded), and the short ids the store did not have
-/// (the negative cache: bounded, each entry good for `unknownWindow`).
+/// Which link a short id names, as far as memory knows beside the link cache (which finds a cached record by its
+/// short id itself): the short ids of links made or imported here (short id → link id, two generations: recently
+/// used ones stay, memory stays bounded), and the short ids the store did not have (the negative cache: bounded,
+/// each entry good for `unknownWindow`).
 ///
 /// A short id names one link for ever (links are never removed, their short id never changes), so a known entry is
 /// never stale: what changes — revocation, deletion, expiry — is in the link's record (`LinkCache`, dropped or

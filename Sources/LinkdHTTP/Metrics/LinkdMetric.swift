@@ -12,6 +12,8 @@ package enum LinkdMetric: String, CaseIterable {
     case tokenVerdicts = "linkd_token_verdicts_total"
     case fastPathAnswers = "linkd_fast_path_answers_total"
     case revocationSetSize = "linkd_revocation_set_size"
+    case linkCacheRecords = "linkd_link_cache_records"
+    case linkCacheBytes = "linkd_link_cache_bytes"
     case storeChangeVersion = "linkd_store_change_version"
     // Connections (ServerMetrics).
     case connectionsOpen = "linkd_connections_open"
@@ -39,6 +41,8 @@ package enum LinkdMetric: String, CaseIterable {
         case .tokenVerdicts: "Share tokens checked, by verdict (active, revoked, expired, deleted, unknown)."
         case .fastPathAnswers: "Requests answered on the event loop from memory (the fast path)."
         case .revocationSetSize: "Entries in the in-memory revocation set."
+        case .linkCacheRecords: "Link records in the in-memory link cache."
+        case .linkCacheBytes: "Bytes the in-memory link cache takes (packed records and their indexes)."
         case .storeChangeVersion: "The shared store's change-feed version this instance has applied."
         case .connectionsOpen: "Client connections open."
         case .connectionsRefused: "Connections refused at a cap, by reason (total, per_client)."

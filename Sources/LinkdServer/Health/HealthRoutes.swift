@@ -32,6 +32,7 @@ struct HealthRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in
             metrics.setRevocationSetSize(store.revocations.count)
+            metrics.setLinkCache(records: store.cachedLinkCount, bytes: store.cachedLinkBytes)
             if let version = store.changeFeedVersion { metrics.setChangeFeedVersion(version) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],

@@ -152,15 +152,17 @@ struct ServerComponents {
         let settings = configuration.store
         guard let url = settings.database else {
             return try await StoreFront.open(
-                .sqlite(path: settings.dataDir + "/linkd.sqlite"), cacheCapacity: settings.linkCacheCapacity, logger: logger,
-                revocationLoading: .inBackground, wrapBackend: wrapBackend)
+                .sqlite(path: settings.dataDir + "/linkd.sqlite"), cacheCapacity: settings.linkCacheCapacity,
+                cacheBytes: settings.linkCacheMegabytes << 20, logger: logger, revocationLoading: .inBackground,
+                warmsLinkCache: settings.linkCacheWarmup, wrapBackend: wrapBackend)
         }
         if let warning = try? PostgresLocation(url: url).tlsWarning { logger.warning("\(warning)") }
         do {
             let timing = PostgresTiming(syncInterval: .milliseconds(Int(settings.syncIntervalSeconds * 1000)))
             let store = try await StoreFront.open(
-                .postgres(url: url, timing: timing), cacheCapacity: settings.linkCacheCapacity, logger: logger,
-                revocationLoading: .inBackground, wrapBackend: wrapBackend)
+                .postgres(url: url, timing: timing), cacheCapacity: settings.linkCacheCapacity,
+                cacheBytes: settings.linkCacheMegabytes << 20, logger: logger, revocationLoading: .inBackground,
+                warmsLinkCache: settings.linkCacheWarmup, wrapBackend: wrapBackend)
             logger.notice("using the shared PostgreSQL store", metadata: ["database": "\(store.location)"])
             return store
         } catch let error as LinkStoreError {

@@ -55,6 +55,12 @@ final class ServerMetrics: Sendable {
         registry.gauge(.revocationSetSize).set(to: Double(count))
     }
 
+    /// Sets the link cache's gauges: its records and its bytes.
+    func setLinkCache(records: Int, bytes: Int) {
+        registry.gauge(.linkCacheRecords).set(to: Double(records))
+        registry.gauge(.linkCacheBytes).set(to: Double(bytes))
+    }
+
     /// Sets the shared store's change-feed version applied here (comparable across instances: the one behind lags).
     func setChangeFeedVersion(_ version: Int64) {
         registry.gauge(.storeChangeVersion).set(to: Double(version))

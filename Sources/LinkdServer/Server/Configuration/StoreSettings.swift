@@ -14,8 +14,16 @@ public struct StoreSettings: ConfigurationSection {
     /// `syncIntervalSeconds` (0.05–60): how often an instance on a shared store polls the change feed besides
     /// LISTEN/NOTIFY; a revocation or key change made elsewhere is in force here within this plus 1 s.
     public var syncIntervalSeconds = 2.0
-    /// `linkCacheCapacity`: link records kept in memory (about 0.85 KB each), cached on first read.
-    public var linkCacheCapacity = 20_000
+    /// `linkCacheCapacity`: the most link records kept in memory (packed, about 100 bytes each with their indexes'
+    /// share); `linkCacheMegabytes` usually binds first.
+    public var linkCacheCapacity = 2_000_000
+    /// `linkCacheMegabytes` (1–65536): the most memory the link cache takes, records and indexes together (128 MiB
+    /// holds about a million typical links). Past it, the records least recently read go first.
+    public var linkCacheMegabytes = 128
+    /// `linkCacheWarmup`: whether the store's active links are put into the link cache at start, in the background,
+    /// newest first, until it is nine tenths full (and again after a full reload emptied it), so that links nobody
+    /// opened since the start are answered from memory too.
+    public var linkCacheWarmup = true
     /// `clickFlushSeconds`: how often what the share path counted (clicks, last openings, the daily stats rows) is
     /// written to the store, in one transaction, and expired claim codes are swept.
     public var clickFlushSeconds = 1.0
@@ -31,6 +39,7 @@ public struct StoreSettings: ConfigurationSection {
             .string("dataDir", \.dataDir, variable: "LINKD_DATA_DIR"),
             .optionalString("database", \.database, variable: "LINKD_DATABASE_URL"),
             .double("syncIntervalSeconds", \.syncIntervalSeconds), .int("linkCacheCapacity", \.linkCacheCapacity),
+            .int("linkCacheMegabytes", \.linkCacheMegabytes), .bool("linkCacheWarmup", \.linkCacheWarmup),
             .double("clickFlushSeconds", \.clickFlushSeconds), .int("shareEventBufferCapacity", \.shareEventBufferCapacity),
         ]
     }
@@ -46,6 +55,9 @@ public struct StoreSettings: ConfigurationSection {
             throw ConfigurationError(message: "syncIntervalSeconds must be 0.05–60")
         }
         guard linkCacheCapacity > 0 else { throw ConfigurationError(message: "linkCacheCapacity must be positive") }
+        guard (1...65536).contains(linkCacheMegabytes) else {
+            throw ConfigurationError(message: "linkCacheMegabytes must be 1–65536")
+        }
         guard clickFlushSeconds > 0 else { throw ConfigurationError(message: "clickFlushSeconds must be positive") }
         guard (1...10_000_000).contains(shareEventBufferCapacity) else {
             throw ConfigurationError(message: "shareEventBufferCapacity must be 1–10000000")

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import Synchronization
+
+// Filling the link cache at start, so that a store of a million links answers from memory from the first minutes on.
+extension StoreFront {
+    /// Starts `warmLinkCache` in the background when the front warms its cache; asked while one runs, it runs once
+    /// more after it (the cache was emptied meanwhile).
+    func requestWarmup() {
+        guard warmsLinkCache else { return }
+        let starts = warmup.withLock { state in
+            if state.running { state.again = true }
+            defer { state.running = true }
+            return !state.running
+        }
+        guard starts else { return }
+        Task {
+            while true {
+                await warmLinkCache()
+                let again = warmup.withLock { state in
+                    defer { state.again = false }
+                    state.running = state.again
+                    return state.again
+                }
+                if !again { return }
+            }
+        }
+    }
+
+    /// The links read per query while warming.
+    static let warmupPageSize = 2000
+
+    /// Fills the link cache with the store's active links, newest first (the listing's order), a page at a time,
+    /// until every one is in or the cache is nine tenths full (`LinkCache.fill`: it never evicts). A page read
+    /// while a record was removed (another instance's revocation or deletion, through the feed) is read again, so
+    /// an older copy never hides the change. A failed read is logged and retried after a second, at most three
+    /// times in a row. Runs in the background (`open(…, warmsLinkCache: true)`, the daemon) and again after the
+    /// cache was emptied by a full reload or another instance's manifest.
+    func warmLinkCache() async {
+        let started = ContinuousClock.now
+        var after: LinkPosition?
+        var warmed = 0
+        var failures = 0
+        var retriesOfPage = 0
+        var outcome = "every active link"
+        pages: while !closed.load(ordering: .acquiring), !Task.isCancelled {
+            let mark = cache.removalMark
+            let page: [ListedLink]
+            do {
+                page = try await backend.listLinks(LinkListQuery(status: .active, after: after, limit: Self.warmupPageSize))
+                failures = 0
+            } catch {
+                failures += 1
+                logger.warning("warming the link cache: a read failed", metadata: ["error": "\(error)", "failures": "\(failures)"])
+                if failures >= 3 { outcome = "stopped after 3 failed reads"; break }
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            guard let last = page.last else { break }
+            switch cache.fill(page.map(\.record), removalMark: mark) {
+            case .filled(let count):
+                warmed += count
+            case .full(let count):
+                warmed += count
+                outcome = "the cache is full"
+                break pages
+            case .changed:
+                retriesOfPage += 1
+                if retriesOfPage < 3 { continue }
+            }
+            retriesOfPage = 0
+            after = LinkPosition(of: last.record)
+            if page.count < Self.warmupPageSize { break }
+        }
+        let took = (ContinuousClock.now - started).components
+        logger.info("link cache warmed", metadata: [
+            "links": "\(warmed)", "megabytes": "\(cache.bytes >> 20)", "outcome": "\(outcome)",
+            "milliseconds": "\(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)",
+        ])
+    }
+}
+
+/// Whether a warm-up of the link cache runs, and whether one more was asked for meanwhile.
+struct WarmupState {
+    var running = false
+    var again = false
+}

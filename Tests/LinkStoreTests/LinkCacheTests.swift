@@ -1,0 +1,154 @@
+import Foundation
+import LinkStore
+import LinkdTestSupport
+import Testing
+
+/// The link cache: records packed into bytes, found by id and short id, bounded by records and by bytes.
+@Suite("LinkCache")
+struct LinkCacheTests {
+    static func hexID(_ n: Int) -> String {
+        let digits = String(n, radix: 16)
+        return String(repeating: "0", count: 32 - digits.count) + digits
+    }
+
+    static func shortID(_ n: Int) -> String {
+        let digits = String(n, radix: 36)
+        return "s" + String(repeating: "0", count: 10 - digits.count) + digits
+    }
+
+    /// A typical record: a hex id, a short id, one param, a title.
+    static func record(_ n: Int, title: String? = nil) -> LinkRecord {
+        LinkRecord(
+            id: hexID(n), app: "coin", route: "Canvas", params: ["coinId": "coin-\(n)"], owner: nil,
+            title: title ?? "COIN \(n)", created: Date(timeIntervalSince1970: 1_700_000_000 + Double(n) / 1000),
+            expires: Date(timeIntervalSince1970: 2_000_000_000), shortID: shortID(n))
+    }
+
+    @Test("a record comes back exactly as it went in, whatever its fields")
+    func roundTrip() {
+        let records = [
+            Self.record(1),
+            LinkRecord(
+                id: "not-a-hex-id", app: "handz", route: "Library/FlowDetail", params: [:], owner: nil, title: nil,
+                created: Date(timeIntervalSinceReferenceDate: 0.123456789), expires: Date(timeIntervalSinceReferenceDate: -5),
+                generation: 1, status: .revoked),
+            // 32 characters but upper-case hex: kept as text, still found by its exact spelling.
+            LinkRecord(
+                id: String(repeating: "AB", count: 16), app: "a", route: "r", params: ["k": "v"], owner: "", title: "",
+                created: Date(), expires: Date.distantFuture, generation: Int(Int32.max) * 4, status: .deleted),
+            LinkRecord(
+                id: Self.hexID(0xFFFF_FFFF_FFFF), app: "ordentus", route: "Orders/Detail",
+                params: ["orderId": "o-1", "tab": "items", "emoji": "🦊 ünïcødé", "long": String(repeating: "x", count: 5000)],
+                owner: "user-42", title: "Ein Titel mit \"Zeichen\" & <Tags>", created: Date(timeIntervalSince1970: 1.5),
+                expires: Date(timeIntervalSince1970: 4_000_000_000), generation: 7, status: .active,
+                campaign: Campaign(source: "Newsletter", medium: "email", name: "Spring Sale"), shortID: "Ab3xYz09Qq1",
+                path: "/spring"),
+        ]
+        let cache = LinkCache(capacity: 100)
+        for record in records { cache.put(record) }
+        for record in records {
+            #expect(cache.get(record.id) == record)
+            if let shortID = record.shortID { #expect(cache.get(shortID: shortID) == record) }
+        }
+        #expect(cache.get(String(repeating: "ab", count: 16)) == nil, "the lower-case spelling is another id")
+        #expect(cache.count == records.count)
+    }
+
+    @Test("a record too large to pack, or with an id over 255 bytes, is not cached and nothing else is lost")
+    func oversized() {
+        let cache = LinkCache(capacity: 100)
+        cache.put(Self.record(1))
+        var huge = Self.record(2)
+        huge.params = ["blob": String(repeating: "y", count: 70_000)]
+        cache.put(huge)
+        var longID = Self.record(3)
+        longID.id = String(repeating: "i", count: 300)
+        cache.put(longID)
+        #expect(cache.get(huge.id) == nil)
+        #expect(cache.get(longID.id) == nil && cache.get(shortID: Self.shortID(3)) == nil)
+        #expect(cache.get(Self.hexID(1)) == Self.record(1))
+        // Replacing a cached record by one too large drops the old copy: never a stale answer.
+        var grown = Self.record(1)
+        grown.params["blob"] = String(repeating: "z", count: 70_000)
+        cache.put(grown)
+        #expect(cache.get(Self.hexID(1)) == nil && cache.get(shortID: Self.shortID(1)) == nil)
+    }
+
+    @Test("puts, replacements and removals agree with a dictionary while the indexes grow and shrink")
+    func agreesWithADictionary() {
+        var generator = SplitMix64(seed: 7)
+        let cache = LinkCache(capacity: 1_000_000, maxBytes: 1 << 30)
+        var model: [String: LinkRecord] = [:]
+        for step in 0..<40_000 {
+            let n = Int.random(in: 0..<3000, using: &generator)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                let record = Self.record(n, title: "v\(step)")
+                cache.put(record)
+                model[record.id] = record
+            case 4..<6:
+                cache.remove(Self.hexID(n))
+                model[Self.hexID(n)] = nil
+            default:
+                let expected = model[Self.hexID(n)]
+                #expect(cache.get(Self.hexID(n)) == expected, "step \(step)")
+                #expect(cache.get(shortID: Self.shortID(n)) == expected, "step \(step)")
+            }
+        }
+        #expect(cache.count == model.count)
+        for n in 0..<3000 { #expect(cache.get(Self.hexID(n)) == model[Self.hexID(n)]) }
+    }
+
+    @Test("both bounds hold, and an answer is the latest record or none, never an older one")
+    func bounded() {
+        var generator = SplitMix64(seed: 11)
+        for (capacity, maxBytes) in [(500, 1 << 30), (1_000_000, 64 << 10), (10, 1 << 20)] {
+            let cache = LinkCache(capacity: capacity, maxBytes: maxBytes)
+            var latest: [String: LinkRecord] = [:]
+            for step in 0..<20_000 {
+                let n = Int.random(in: 0..<5000, using: &generator)
+                if Int.random(in: 0..<3, using: &generator) == 0 {
+                    let record = Self.record(n, title: "v\(step)")
+                    cache.put(record)
+                    latest[record.id] = record
+                } else if let found = cache.get(Self.hexID(n)) {
+                    #expect(found == latest[found.id], "capacity \(capacity), step \(step)")
+                }
+                #expect(cache.count <= capacity)
+                #expect(cache.bytes <= max(maxBytes, 64 << 10))
+            }
+            #expect(cache.count > 0)
+        }
+    }
+
+    @Test("records that are read stay while new ones push the cache past its bound")
+    func readRecordsStay() {
+        let cache = LinkCache(capacity: 1000)
+        for n in 0..<1000 { cache.put(Self.record(n)) }
+        for hot in 0..<50 { #expect(cache.get(Self.hexID(hot)) != nil) }
+        for n in 1000..<6000 {
+            cache.put(Self.record(n))
+            if n % 10 == 0 {
+                for hot in 0..<50 { #expect(cache.get(shortID: Self.shortID(hot)) != nil, "hot link \(hot) after \(n)") }
+            }
+        }
+        #expect(cache.get(Self.hexID(500)) == nil, "a link read once, long ago, went")
+        #expect(cache.count <= 1000)
+    }
+
+    @Test("a fill skips cached records, stops at nine tenths, and puts in nothing after a removal")
+    func fill() {
+        let cache = LinkCache(capacity: 100)
+        let newer = Self.record(1, title: "newer")
+        cache.put(newer)
+        let mark = cache.removalMark
+        #expect(cache.fill((0..<10).map { Self.record($0) }, removalMark: mark) == .filled(9))
+        #expect(cache.get(Self.hexID(1)) == newer, "the fill's older copy did not replace the cached one")
+        let stale = cache.removalMark
+        cache.remove(Self.hexID(2))
+        #expect(cache.fill([Self.record(2)], removalMark: stale) == .changed)
+        #expect(cache.get(Self.hexID(2)) == nil)
+        #expect(cache.fill((10..<200).map { Self.record($0) }, removalMark: cache.removalMark) == .full(81))
+        #expect(cache.count == 90)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import LinkStore
+import LinkdTestSupport
+import Testing
+
+/// The warm-up at open: the store's active links put into the link cache in the background, newest first.
+@Suite("Link cache warm-up")
+struct LinkCacheWarmupTests {
+    /// Waits (at most 30 s) until `condition` holds.
+    static func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    @Test("every active link, over several pages, is in memory after the warm-up; revoked and expired ones are not", arguments: Backend.allCases)
+    func warmsActiveLinks(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let writer = try await location.open()
+        // Whole seconds: both stores keep them exactly.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let records = (0..<4500).map { n in
+            LinkRecord(
+                id: LinkCacheTests.hexID(n), app: "coin", route: "Canvas", params: ["coinId": "coin-\(n)"], owner: "o\(n % 7)",
+                title: "COIN \(n)", created: now.addingTimeInterval(Double(n - 5000)),
+                expires: now.addingTimeInterval(n % 100 == 0 ? -60 : 86_400), shortID: LinkCacheTests.shortID(n))
+        }
+        _ = try await writer.importLinks(records, dryRun: false)
+        for n in stride(from: 1, to: 4500, by: 50) { try await writer.revokeLink(id: LinkCacheTests.hexID(n)) }
+        await writer.close()
+        let active = records.filter { $0.expires > now && (Int($0.id, radix: 16)! % 50) != 1 }
+        #expect(active.count == 4500 - 45 - 90)
+
+        let store = try await location.open(cacheCapacity: 100_000, warmsLinkCache: true)
+        try await Self.eventually { store.cachedLinkCount >= active.count }
+        #expect(store.cachedLinkCount == active.count)
+        for record in active { #expect(store.cachedLink(id: record.id) == record) }
+        for n in [0, 100, 1, 51, 4451] { #expect(store.cachedLink(id: LinkCacheTests.hexID(n)) == nil, "link \(n)") }
+        #expect(store.cachedLink(shortID: LinkCacheTests.shortID(4499)) == .record(records[4499]))
+        await store.close()
+
+        // A cache that holds fewer: the newest links go in first, and it stops at nine tenths.
+        let small = try await location.open(cacheCapacity: 1000, warmsLinkCache: true)
+        try await Self.eventually { small.cachedLinkCount >= 900 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(small.cachedLinkCount == 900)
+        let newest = active.sorted { $0.created > $1.created }.prefix(900)
+        for record in newest { #expect(small.cachedLink(id: record.id) == record) }
+        await small.close()
+    }
+}
