@@ -47,6 +47,8 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // glibc's malloc.h (mallopt): only LinkdServer's MallocArenas imports it.
+        .systemLibrary(name: "CMalloc"),
         // Typed wrappers over curl's variadic `curl_easy_setopt` / `curl_easy_getinfo`.
         .target(
             name: "CCurlShims",
@@ -166,6 +168,7 @@ let package = Package(
         .target(
             name: "LinkdServer",
             dependencies: [
+                "CMalloc",
                 "LinkdHTTP",
                 "JSONOutput",
                 "CSVRecords",

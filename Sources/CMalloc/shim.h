@@ -1,0 +1,2 @@
+/* glibc's malloc tuning (mallopt), for MallocArenas in LinkdServer. */
+#include <malloc.h>
