@@ -52,7 +52,7 @@ struct SignatureCheckTests {
     func oneCheckPerRequest() async throws {
         let origin = try LoopbackOrigin()
         let manifests = try WebPagesTests.handzBadgeManifests(originBaseURL: "http://127.0.0.1:\(origin.port)")
-        // A cache of one record (two, across its generations): three links take turns in it, so a request for the
+        // A cache of one record: three links take turns in it, so a request for the
         // one least recently read reads the store.
         try await withAPI({
             $0.links.manifests = manifests
