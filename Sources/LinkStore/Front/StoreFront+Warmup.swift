@@ -29,6 +29,8 @@ extension StoreFront {
 
     /// The links read per query while warming.
     static let warmupPageSize = 2000
+    /// The records put into the cache under one hold of its lock while warming.
+    static let warmupChunkSize = 250
 
     /// Fills the link cache with the store's active links, newest first (the listing's order), a page at a time,
     /// until every one is in or the cache is nine tenths full (`LinkCache.fill`: it never evicts). A page read
@@ -57,16 +59,22 @@ extension StoreFront {
                 continue
             }
             guard let last = page.last else { break }
-            switch cache.fill(page.map(\.record), removalMark: mark) {
-            case .filled(let count):
-                warmed += count
-            case .full(let count):
-                warmed += count
-                outcome = "the cache is full"
-                break pages
-            case .changed:
-                retriesOfPage += 1
-                if retriesOfPage < 3 { continue }
+            // A few hundred records at a time: the cache's lock is never held long against the event loops.
+            chunks: for start in stride(from: 0, to: page.count, by: Self.warmupChunkSize) {
+                let chunk = page[start..<min(page.count, start + Self.warmupChunkSize)].map(\.record)
+                switch cache.fill(chunk, removalMark: mark) {
+                case .filled(let count):
+                    warmed += count
+                case .full(let count):
+                    warmed += count
+                    outcome = "the cache is full"
+                    break pages
+                case .changed:
+                    retriesOfPage += 1
+                    // Read the page again (what was put in before the removal stays: the removal saw it).
+                    if retriesOfPage < 3 { continue pages }
+                    break chunks
+                }
             }
             retriesOfPage = 0
             after = LinkPosition(of: last.record)
