@@ -219,6 +219,30 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches)")
     }
 
+    /// Strings are scanned eight bytes at a time: each special character, and a non-ASCII one, at every place of
+    /// strings of every length up to 40, alone and two together.
+    @Test func escapingMatchesMustacheAtEveryOffset() {
+        var mismatches: [String] = []
+        for length in 0..<40 {
+            let filler = Array(repeating: "a", count: length)
+            if HTMLEscaping.escaped(filler.joined()) != filler.joined() { mismatches.append("filler \(length)") }
+            for place in 0..<max(length, 1) {
+                for insert in ["<", ">", "&", "\"", "'", "é", "\u{301}", "🧘"] {
+                    for second in [nil, "&", "é"] as [String?] {
+                        var characters = filler
+                        if place < characters.count { characters[place] = insert } else { characters.append(insert) }
+                        if let second { characters.append(second) }
+                        let text = characters.joined()
+                        if !Array(HTMLEscaping.escaped(text).utf8).elementsEqual(Self.mustacheHTMLEscape(text).utf8) {
+                            mismatches.append(text.debugDescription)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
     private static let mustacheEscapes: [Character: String] = ["<": "&lt;", ">": "&gt;", "&": "&amp;", "\"": "&quot;", "'": "&#39;"]
 
     /// swift-mustache 2.1's `String.htmlEscape`, as written there.

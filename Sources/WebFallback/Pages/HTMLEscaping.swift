@@ -1,21 +1,15 @@
 /// HTML escaping exactly as swift-mustache's `String.htmlEscape` does it for `{{x}}`: each *character* (grapheme
 /// cluster) that is `<`, `>`, `&`, `"` or `'` becomes `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&#39;`; everything else is
 /// kept. A special character that a combining mark joins (`&\u{301}`) is another character and is kept, as Mustache
-/// keeps it. Tested equal to Mustache over every ASCII character and every Unicode scalar.
+/// keeps it. Tested equal to Mustache over every ASCII character and every Unicode scalar, and with each special
+/// character at every place of strings up to 40 bytes long.
 enum HTMLEscaping {
     /// Appends `text`, escaped, to `output`. Strings without a special byte are appended as they are; ASCII strings
     /// are escaped byte by byte (no two ASCII scalars but `\r\n` form one character); the rest go character by
     /// character, as Mustache goes.
     static func append(_ text: String, escapedTo output: inout String) {
-        var special = false
-        var ascii = true
-        for byte in text.utf8 {
-            if byte >= 0x80 {
-                ascii = false
-            } else if replacement(for: byte) != nil {
-                special = true
-            }
-        }
+        var contiguous = text
+        let (special, ascii) = contiguous.withUTF8(scan)
         guard special else {
             output += text
             return
@@ -36,6 +30,41 @@ enum HTMLEscaping {
             index = utf8.index(after: index)
         }
         output.append(contentsOf: text[runStart..<utf8.endIndex])
+    }
+
+    /// Whether `bytes` hold one of the five special characters, and whether they are all ASCII; eight bytes at a
+    /// time (a byte equal to `c` is a zero byte of `word ^ c·0x01…01`), then the rest one by one.
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (special: Bool, ascii: Bool) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var special = false
+        var high: UInt64 = 0
+        var offset = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while offset + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                high |= word
+                if !special {
+                    special = hasZeroByte(word ^ (ones &* 0x3C)) || hasZeroByte(word ^ (ones &* 0x3E))
+                        || hasZeroByte(word ^ (ones &* 0x26)) || hasZeroByte(word ^ (ones &* 0x22))
+                        || hasZeroByte(word ^ (ones &* 0x27))
+                }
+                offset += 8
+            }
+        }
+        var ascii = high & highs == 0
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte >= 0x80 {
+                ascii = false
+            } else if replacement(for: byte) != nil {
+                special = true
+            }
+            offset += 1
+        }
+        return (special, ascii)
     }
 
     /// `text`, escaped.
