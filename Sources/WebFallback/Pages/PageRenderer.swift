@@ -200,8 +200,6 @@ public struct PageRenderer: Sendable {
         return result
     }
 
-    /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the
-    /// app has a custom-scheme URL for the item and an Android package; otherwise `nil` (the plain link is used).
     /// `November 24, 2026` (UTC), as `DateFormatter`'s `MMMM d, yyyy` in `en_US_POSIX` wrote it, made without
     /// one: a `DateFormatter` maps megabytes of ICU's locale and calendar data into the daemon for this one line.
     static func dayText(_ date: Date) -> String {
@@ -214,6 +212,8 @@ public struct PageRenderer: Sendable {
         "December",
     ]
 
+    /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the
+    /// app has a custom-scheme URL for the item and an Android package; otherwise `nil` (the plain link is used).
     func androidIntentURL(_ page: LandingPage) -> String? {
         guard let package = page.app.androidPackage, let scheme = page.customScheme,
             let customURL = page.customSchemeURL, customURL.lowercased().hasPrefix(scheme.lowercased() + "://")
