@@ -42,12 +42,13 @@ public struct PageError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Renders the landing and unavailable pages from Mustache templates. Templates are parsed once, at `init`.
-/// Every value is HTML-escaped by the templates (`{{…}}`, never `{{{…}}}` for outside strings).
+/// Every value is HTML-escaped by the templates (`{{…}}`, never `{{{…}}}` for outside strings). The landing page is
+/// rendered through a skeleton compiled per context shape (`CompiledTemplate`), byte-identical to Mustache's output.
 public struct PageRenderer: Sendable {
     static let templateNames = ["landing", "unavailable"]
 
-    private let defaults: [String: MustacheTemplate]
-    private let perApp: [String: [String: MustacheTemplate]]
+    private let defaults: [String: CompiledTemplate]
+    private let perApp: [String: [String: CompiledTemplate]]
     /// The stylesheet the pages link to; the server serves it at `/static/linkd.css` as `text/css`.
     public let stylesheet: String
     /// QR codes of share URLs, encoded once each; also used for `GET /s/{token}/qr.svg`.
@@ -57,7 +58,7 @@ public struct PageRenderer: Sendable {
     /// - Throws: `PageError` naming the file when a default template is missing or one does not parse.
     public init(configuration: PageConfiguration = .init()) throws(PageError) {
         defaults = try Self.load(directory: configuration.directory, required: true)
-        var perApp: [String: [String: MustacheTemplate]] = [:]
+        var perApp: [String: [String: CompiledTemplate]] = [:]
         for (app, directory) in configuration.appDirectories {
             perApp[app] = try Self.load(directory: directory, required: false)
         }
@@ -69,16 +70,17 @@ public struct PageRenderer: Sendable {
         stylesheet = String(decoding: css, as: UTF8.self)
     }
 
-    private static func load(directory: String, required: Bool) throws(PageError) -> [String: MustacheTemplate] {
-        var result: [String: MustacheTemplate] = [:]
+    private static func load(directory: String, required: Bool) throws(PageError) -> [String: CompiledTemplate] {
+        var result: [String: CompiledTemplate] = [:]
         for name in templateNames {
             let path = "\(directory)/\(name).mustache"
             guard let bytes = FileManager.default.contents(atPath: path) else {
                 if required { throw PageError(code: .missingTemplate, message: "\(path): missing") }
                 continue
             }
+            let source = String(decoding: bytes, as: UTF8.self)
             do {
-                result[name] = try MustacheTemplate(string: String(decoding: bytes, as: UTF8.self))
+                result[name] = CompiledTemplate(mustache: try MustacheTemplate(string: source), source: source)
             } catch {
                 throw PageError(code: .badTemplate, message: "\(path): \(error)")
             }
@@ -86,7 +88,8 @@ public struct PageRenderer: Sendable {
         return result
     }
 
-    private func template(_ name: String, app: String?) -> MustacheTemplate? {
+    /// The template `name` (`landing`, `unavailable`) for `app`: its override when it has one, else the default.
+    func template(_ name: String, app: String?) -> CompiledTemplate? {
         if let app, let override = perApp[app]?[name] { return override }
         return defaults[name]
     }
@@ -115,65 +118,73 @@ public struct PageRenderer: Sendable {
             if let url = app.playStoreURL { context["playStoreURL"] = url }
         }
         if let cta = page.callToAction { context["cta"] = ["label": cta.label, "url": cta.url] }
-        let body = template("unavailable", app: page.app?.appID)?.render(context) ?? ""
+        let body = template("unavailable", app: page.app?.appID)?.mustache.render(context) ?? ""
         return RenderedPage(status: page.status, headers: Self.htmlHeaders, body: body)
     }
 
     static let htmlHeaders: [(name: String, value: String)] =
         [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page
 
-    func landingContext(_ page: LandingPage, client: UserAgentKind, cachingQRCode: Bool = true) -> [String: Any] {
+    /// The landing page's template context: the variables docs/web-fallback.md lists, each set once, in a fixed order
+    /// (a context's slots are its strings in this order).
+    func landingContext(_ page: LandingPage, client: UserAgentKind, cachingQRCode: Bool = true) -> TemplateObject {
         let app = page.app
-        var context: [String: Any] = [
-            "lang": app.language,
-            "appName": app.displayName,
-            "shareURL": page.shareURL,
-            "openURL": page.openInAppURL,
-            "isIOS": client == .iOS,
-            "isAndroid": client == .android,
-            "isDesktop": client == .desktop,
-            "isCrawler": client == .crawler,
-        ]
+        var context = TemplateObject(capacity: 24)
+        context.set("lang", app.language)
+        context.set("appName", app.displayName)
+        context.set("shareURL", page.shareURL)
+        let intent = client == .android ? androidIntentURL(page) : nil
+        context.set("openURL", intent ?? page.openInAppURL)
+        context.set("isIOS", client == .iOS)
+        context.set("isAndroid", client == .android)
+        context.set("isDesktop", client == .desktop)
+        context.set("isCrawler", client == .crawler)
         let title = page.preview.map { String($0.title.prefix(300)) } ?? page.title ?? "Shared from \(app.displayName)"
-        context["title"] = title
+        context.set("title", title)
         if let preview = page.preview {
-            var item: [String: Any] = ["title": title]
-            if preview.allowCreatorName, let creator = preview.creatorName, !creator.isEmpty {
-                item["creator"] = String(creator.prefix(100))
+            var item = TemplateObject(capacity: 6)
+            item.set("title", title)
+            var creator: String?
+            if preview.allowCreatorName, let name = preview.creatorName, !name.isEmpty {
+                creator = String(name.prefix(100))
+                item.set("creator", creator)
             }
-            if let updated = preview.updatedAt { item["updated"] = Self.dayText(updated) }
+            if let updated = preview.updatedAt { item.set("updated", Self.dayText(updated)) }
             if let image = preview.imageURL, PageURL.isHTTPS(image) {
-                item["imageURL"] = image
-                context["imageURL"] = image
+                item.set("imageURL", image)
+                context.set("imageURL", image)
             }
             let badges = Self.badgeTexts(preview.badges, app: app)
             if !badges.isEmpty {
-                item["hasBadges"] = true
-                item["badges"] = badges.map { ["id": $0.id, "text": $0.text] }
+                item.set("hasBadges", true)
+                item.set("badges", .list(badges.map { badge -> TemplateValue in
+                    var entry = TemplateObject(capacity: 2)
+                    entry.set("id", badge.id)
+                    entry.set("text", badge.text)
+                    return .object(entry)
+                }))
             }
-            context["preview"] = item
-            context["description"] = item["creator"].map { "Shared by \($0) on \(app.displayName)" }
-                ?? "Open it in \(app.displayName)"
+            context.set("preview", .object(item))
+            context.set("description", creator.map { "Shared by \($0) on \(app.displayName)" } ?? "Open it in \(app.displayName)")
         } else {
-            context["description"] = "Open it in \(app.displayName)"
+            context.set("description", "Open it in \(app.displayName)")
         }
         if let id = app.appStoreID {
-            context["appStoreID"] = id
-            context["appStoreURL"] = page.installBaseURL.map { $0 + "/ios" } ?? app.appStoreURL
+            context.set("appStoreID", id)
+            context.set("appStoreURL", page.installBaseURL.map { $0 + "/ios" } ?? app.appStoreURL)
             // The Smart App Banner hands the share URL to the app when it is installed.
-            context["smartBanner"] = "app-id=\(id), app-argument=\(page.shareURL)"
+            context.set("smartBanner", "app-id=\(id), app-argument=\(page.shareURL)")
         }
         if let package = app.androidPackage {
-            context["androidPackage"] = package
-            context["playStoreURL"] = page.installBaseURL.map { $0 + "/android" } ?? app.playStoreURL
+            context.set("androidPackage", package)
+            context.set("playStoreURL", page.installBaseURL.map { $0 + "/android" } ?? app.playStoreURL)
         }
-        if let customURL = page.customSchemeURL { context["appLinkURL"] = customURL }
-        if client == .android, let intent = androidIntentURL(page) { context["openURL"] = intent }
+        context.set("appLinkURL", page.customSchemeURL)
         if client == .desktop, let path = page.qrImagePath {
-            context["qrImage"] = path
+            context.set("qrImage", path)
         } else if client == .desktop, let svg = cachingQRCode
             ? qrCodes.svg(for: page.shareURL, moduleSize: 4) : try? QRCode.encode(page.shareURL).svg(moduleSize: 4) {
-            context["qrSVG"] = svg
+            context.set("qrSVG", svg)
         }
         return context
     }
@@ -189,8 +200,6 @@ public struct PageRenderer: Sendable {
         return result
     }
 
-    /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the
-    /// app has a custom-scheme URL for the item and an Android package; otherwise `nil` (the plain link is used).
     /// `November 24, 2026` (UTC), as `DateFormatter`'s `MMMM d, yyyy` in `en_US_POSIX` wrote it, made without
     /// one: a `DateFormatter` maps megabytes of ICU's locale and calendar data into the daemon for this one line.
     static func dayText(_ date: Date) -> String {
@@ -203,6 +212,8 @@ public struct PageRenderer: Sendable {
         "December",
     ]
 
+    /// `intent://<rest>#Intent;scheme=<scheme>;package=<package>;S.browser_fallback_url=<share URL>;end`, when the
+    /// app has a custom-scheme URL for the item and an Android package; otherwise `nil` (the plain link is used).
     func androidIntentURL(_ page: LandingPage) -> String? {
         guard let package = page.app.androidPackage, let scheme = page.customScheme,
             let customURL = page.customSchemeURL, customURL.lowercased().hasPrefix(scheme.lowercased() + "://")
