@@ -57,6 +57,34 @@ struct ShareSourceTests {
         }
     }
 
+    @Test("(none) takes no place under a link's cap: openings without a campaign stay (none) beside 20 campaigns", arguments: Backend.allCases)
+    func noneIsUncapped(backend: Backend) async throws {
+        var sources = DaySources()
+        sources.add(ShareSource())
+        for index in 0..<25 { sources.add(ShareSource(campaign: "c\(index)||")) }
+        #expect(sources.counts[.campaign]?.count == SourceCaps.perLinkDay + 2)
+        #expect(sources.counts[.campaign]?[ShareSource.none] == 1 && sources.counts[.campaign]?[ShareSource.other] == 5)
+
+        let store = try await StoreLocation(backend).open()
+        let day = StatsDay(number: 20_000), at = StatsDay(number: 20_000).start.addingTimeInterval(60)
+        let link = String(repeating: "c", count: 32)
+        let first = ShareEventBuffer()
+        for index in 0..<SourceCaps.perLinkDay {
+            first.record(.clickIOS, linkID: link, app: "handz", at: at, source: ShareSource(campaign: "c\(index)||"))
+        }
+        try await first.flush(into: store)
+        // The next flush adds openings without a campaign (read no stored values) and one more campaign (over the cap).
+        let second = ShareEventBuffer()
+        for _ in 0..<3 { second.record(.clickAndroid, linkID: link, app: "handz", at: at) }
+        second.record(.clickAndroid, linkID: link, app: "handz", at: at, source: ShareSource(campaign: "late||"))
+        try await second.flush(into: store)
+        let campaigns = try await store.linkSources(linkID: link, from: day, to: day).counts[.campaign] ?? [:]
+        #expect(campaigns[ShareSource.none] == 3)
+        #expect(campaigns[ShareSource.other] == 1 && campaigns["late||"] == nil)
+        #expect(campaigns.count == SourceCaps.perLinkDay + 2)
+        await store.close()
+    }
+
     @Test("rows in the store: caps across flushes, the app's rollup, after a reopen", arguments: Backend.allCases)
     func storedRows(backend: Backend) async throws {
         let location = try StoreLocation(backend)

@@ -50,7 +50,9 @@ enum SourceSchema {
         var links: [(key: SourceRowKey, clicks: Int)] = []
         var byApp: [SourceDayKey: [String: Int]] = [:]
         for (linkKey, entry) in byLink.sorted(by: { $0.key < $1.key }) {
-            let fitted = SourceCaps.fit(entry.values, stored: try storedForLink(linkKey), cap: SourceCaps.perLinkDay)
+            // Only values no cap counts (an opening without campaign or referrer: most of them) need no read.
+            let stored = entry.values.keys.allSatisfy(SourceCaps.isUncapped) ? [] : try storedForLink(linkKey)
+            let fitted = SourceCaps.fit(entry.values, stored: stored, cap: SourceCaps.perLinkDay)
             for (value, clicks) in fitted.sorted(by: { $0.key < $1.key }) {
                 links.append((SourceRowKey(
                     linkID: linkKey.owner, app: entry.app, day: StatsDay(number: linkKey.day), dimension: linkKey.dimension,
@@ -60,7 +62,8 @@ enum SourceSchema {
         }
         var apps: [(key: SourceDayKey, value: String, clicks: Int)] = []
         for (appKey, values) in byApp.sorted(by: { $0.key < $1.key }) {
-            let fitted = SourceCaps.fit(values, stored: try storedForApp(appKey), cap: SourceCaps.perAppDay)
+            let stored = values.keys.allSatisfy(SourceCaps.isUncapped) ? [] : try storedForApp(appKey)
+            let fitted = SourceCaps.fit(values, stored: stored, cap: SourceCaps.perAppDay)
             for (value, clicks) in fitted.sorted(by: { $0.key < $1.key }) { apps.append((appKey, value, clicks)) }
         }
         return (links, apps)

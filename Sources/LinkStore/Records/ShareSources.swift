@@ -159,30 +159,36 @@ public struct Campaign: Sendable, Hashable, Codable {
 }
 
 /// The caps on distinct values of a dimension: past them, a new value is counted as `ShareSource.other`. They bound
-/// the rows a hostile flood of made-up campaigns or referrers can add.
+/// the rows a hostile flood of made-up campaigns or referrers can add. `none` and `other` take no place under a cap:
+/// they are the two labels linkd itself gives, so nobody can add more of them.
 public enum SourceCaps {
-    /// Distinct values of a dimension per link per day (besides `other`).
+    /// Distinct values of a dimension per link per day (besides `none` and `other`).
     public static let perLinkDay = 20
-    /// Distinct values of a dimension per app per day (besides `other`).
+    /// Distinct values of a dimension per app per day (besides `none` and `other`).
     public static let perAppDay = 1_000
 
-    /// `additions` fitted beside the values already `stored` under `cap`: a stored value or `other` is kept; a new
-    /// one is kept while fewer than `cap` values are (the largest additions first), and counted as `other` after.
+    /// Whether `value` is counted as itself whatever the cap: `ShareSource.none` or `ShareSource.other`.
+    public static func isUncapped(_ value: String) -> Bool {
+        value == ShareSource.none || value == ShareSource.other
+    }
+
+    /// `additions` fitted beside the values already `stored` under `cap`: a stored value, `none` or `other` is kept;
+    /// a new one is kept while fewer than `cap` values are (the largest additions first), and counted as `other` after.
     public static func fit(_ additions: [String: Int], stored: Set<String>, cap: Int) -> [String: Int] {
-        var kept = stored.subtracting([ShareSource.other])
+        var kept = stored.filter { !isUncapped($0) }
         var fitted: [String: Int] = [:]
         for (value, clicks) in additions.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
             let label = label(value, isKept: kept.contains(value), keptCount: kept.count, cap: cap)
-            if label != ShareSource.other { kept.insert(label) }
+            if !isUncapped(label) { kept.insert(label) }
             fitted[label, default: 0] += clicks
         }
         return fitted
     }
 
-    /// What `value` is counted as beside `keptCount` values already kept (`other` aside) under `cap`: itself when it is
-    /// kept already (`isKept`), is `other`, or there is room; else `other`.
+    /// What `value` is counted as beside `keptCount` values already kept (`none` and `other` aside) under `cap`:
+    /// itself when it is kept already (`isKept`), is `none` or `other`, or there is room; else `other`.
     static func label(_ value: String, isKept: Bool, keptCount: Int, cap: Int) -> String {
-        isKept || value == ShareSource.other || keptCount < cap ? value : ShareSource.other
+        isKept || isUncapped(value) || keptCount < cap ? value : ShareSource.other
     }
 }
 
@@ -213,7 +219,7 @@ public struct DaySources: Sendable, Equatable {
     }
 
     private static func add(_ value: String, clicks: Int, to values: inout [String: Int]) {
-        let kept = values.count - (values[ShareSource.other] == nil ? 0 : 1)
+        let kept = values.count - (values[ShareSource.other] == nil ? 0 : 1) - (values[ShareSource.none] == nil ? 0 : 1)
         values[SourceCaps.label(value, isKept: values[value] != nil, keptCount: kept, cap: SourceCaps.perLinkDay), default: 0] += clicks
     }
 }
