@@ -33,6 +33,39 @@ struct ShareEventBufferTests {
         ])
     }
 
+    @Test("a link's events count the same however they are held: across midnight, with and without sources, merged")
+    func eventsAcrossDaysAndSources() {
+        let day1 = StatsDay(number: 20_000), day2 = StatsDay(number: 20_001)
+        let late = day1.start.addingTimeInterval(86_399), early = day2.start.addingTimeInterval(1)
+        let newsletter = ShareSource(campaign: "newsletter||", referrer: "t.co")
+        var events = LinkEvents(app: "handz")
+        events.count(.clickIOS, at: late)
+        events.count(.clickIOS, at: late, source: newsletter)
+        events.count(.preview, at: late)
+        events.count(.clickAndroid, at: early)
+        events.count(.clickAndroid, at: early, source: ShareSource())
+        #expect(events.clicks == LinkClicks(count: 4, lastOpened: early))
+        var ios = LinkDayCounts(), android = LinkDayCounts()
+        ios.clicksIOS = 2
+        ios.previews = 1
+        android.clicksAndroid = 2
+        #expect(events.days == [day1: ios, day2: android])
+        var first = DaySources(), second = DaySources()
+        first.add(ShareSource())
+        first.add(newsletter)
+        second.add(ShareSource(), clicks: 2)
+        #expect(events.sources == [day1: first, day2: second])
+        // Merged into a link's events held another way (a batch put back): the sums.
+        var merged = LinkEvents(app: "handz", days: [day1: ios], sources: [day1: first])
+        merged.add(events)
+        #expect(merged.days[day1]?.clicksIOS == 4 && merged.days[day2] == android)
+        #expect(merged.sources[day1]?.counts[.campaign] == [ShareSource.none: 2, "newsletter||": 2])
+        #expect(merged == LinkEvents(
+            app: "handz", clicks: events.clicks,
+            days: [day1: { var c = ios; c.add(ios); return c }(), day2: android],
+            sources: [day1: { var s = first; s.add(first); return s }(), day2: second]))
+    }
+
     @Test("records and drains at once: every drained link has as many clicks on its total as on its day rows")
     func totalsAndRowsMoveTogether() async {
         let buffer = ShareEventBuffer()

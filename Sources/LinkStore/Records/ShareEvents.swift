@@ -30,15 +30,22 @@ public enum ShareEvent: Sendable, CaseIterable {
 
 /// The events of one link counted between two flushes: its click total and last opening (the `clicks` table), its
 /// counters per UTC day (the `link_stats_daily` rows), and its openings per day by source (campaign and referrer).
+///
+/// Kept small, for a buffer holds one per link opened since the last flush: the counters of the first day events
+/// fell on and its openings without campaign or referrer are fields; only other days (around midnight) and openings
+/// with a source go into dictionaries, which cost nothing while empty.
 public struct LinkEvents: Sendable, Equatable {
     /// The link's app (a link has one; its day rows carry it).
     public var app: String
     /// People's openings of the share page, and the last of them.
     public var clicks: LinkClicks
-    /// The day rows' additions.
-    public var days: [StatsDay: LinkDayCounts]
-    /// People's openings per day by source (the `link_sources_daily` rows' additions).
-    public var sources: [StatsDay: DaySources]
+    /// The day of the first event counted, its counters, and its openings without a source.
+    private var firstDay: StatsDay?
+    private var firstCounts = LinkDayCounts()
+    private var firstPlainOpenings = 0
+    /// Every other day's counters, and every opening with a source (and every source a batch put back brought).
+    private var otherDays: [StatsDay: LinkDayCounts] = [:]
+    private var otherSources: [StatsDay: DaySources] = [:]
 
     /// - Parameters: see the properties.
     public init(
@@ -47,25 +54,50 @@ public struct LinkEvents: Sendable, Equatable {
     ) {
         self.app = app
         self.clicks = clicks
-        self.days = days
-        self.sources = sources
+        self.otherDays = days
+        self.otherSources = sources
+    }
+
+    /// The day rows' additions.
+    public var days: [StatsDay: LinkDayCounts] {
+        var days = otherDays
+        if let firstDay { days[firstDay, default: LinkDayCounts()].add(firstCounts) }
+        return days
+    }
+
+    /// People's openings per day by source (the `link_sources_daily` rows' additions).
+    public var sources: [StatsDay: DaySources] {
+        var sources = otherSources
+        if let firstDay, firstPlainOpenings > 0 { sources[firstDay, default: DaySources()].add(ShareSource(), clicks: firstPlainOpenings) }
+        return sources
     }
 
     /// Adds one `event` at `date`; a click also counts its `source` (none given: neither campaign nor referrer).
     public mutating func count(_ event: ShareEvent, at date: Date, source: ShareSource? = nil) {
         let day = StatsDay(date)
+        if firstDay == nil { firstDay = day }
+        let onFirstDay = day == firstDay
         if event.isClick {
             clicks.add(LinkClicks(count: 1, lastOpened: date))
-            sources[day, default: DaySources()].add(source ?? ShareSource())
+            if onFirstDay, source == nil || source == ShareSource() {
+                firstPlainOpenings += 1
+            } else {
+                otherSources[day, default: DaySources()].add(source ?? ShareSource())
+            }
         }
-        days[day, default: LinkDayCounts()].count(event)
+        if onFirstDay { firstCounts.count(event) } else { otherDays[day, default: LinkDayCounts()].count(event) }
     }
 
     /// Adds `other`'s events.
     public mutating func add(_ other: LinkEvents) {
         clicks.add(other.clicks)
-        for (day, counts) in other.days { days[day, default: LinkDayCounts()].add(counts) }
-        for (day, counts) in other.sources { sources[day, default: DaySources()].add(counts) }
+        for (day, counts) in other.days { otherDays[day, default: LinkDayCounts()].add(counts) }
+        for (day, counts) in other.sources { otherSources[day, default: DaySources()].add(counts) }
+    }
+
+    /// Equal when they count the same: app, clicks, day rows and sources (however they are held).
+    public static func == (lhs: LinkEvents, rhs: LinkEvents) -> Bool {
+        lhs.app == rhs.app && lhs.clicks == rhs.clicks && lhs.days == rhs.days && lhs.sources == rhs.sources
     }
 }
 
