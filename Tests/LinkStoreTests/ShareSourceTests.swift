@@ -57,6 +57,29 @@ struct ShareSourceTests {
         }
     }
 
+    @Test("a flush of more links than one write chunk writes every link's clicks, day row and sources once", arguments: Backend.allCases)
+    func flushInChunks(backend: Backend) async throws {
+        let store = try await StoreLocation(backend).open()
+        let day = StatsDay(number: 20_000), at = StatsDay(number: 20_000).start.addingTimeInterval(60)
+        let links = ShareEventBatch.writeChunk * 2 + 7
+        let buffer = ShareEventBuffer()
+        for n in 0..<links {
+            let id = String(repeating: "0", count: 32 - String(n, radix: 16).count) + String(n, radix: 16)
+            buffer.record(.clickIOS, linkID: id, app: "handz", at: at, source: n % 3 == 0 ? ShareSource(campaign: "spring||") : nil)
+            if n % 2 == 0 { buffer.record(.clickDesktop, linkID: id, app: "handz", at: at) }
+        }
+        try await buffer.flush(into: store)
+        let totals = try await store.appStatsByDay(app: "handz", from: day, to: day)
+        #expect(totals.count == 1)
+        #expect(totals.first?.1.clicksIOS == links && totals.first?.1.clicksDesktop == (links + 1) / 2)
+        let sources = try await store.appSources(app: "handz", from: day, to: day).counts[.campaign] ?? [:]
+        #expect(sources == ["spring||": (links + 2) / 3, ShareSource.none: links + (links + 1) / 2 - (links + 2) / 3])
+        let last = String(links - 1, radix: 16)
+        #expect(try await store.clicks(linkID: String(repeating: "0", count: 32 - last.count) + last).count == ((links - 1) % 2 == 0 ? 2 : 1))
+        #expect(try await store.clicks(linkID: String(repeating: "0", count: 32)).count == 2)
+        await store.close()
+    }
+
     @Test("(none) takes no place under a link's cap: openings without a campaign stay (none) beside 20 campaigns", arguments: Backend.allCases)
     func noneIsUncapped(backend: Backend) async throws {
         var sources = DaySources()

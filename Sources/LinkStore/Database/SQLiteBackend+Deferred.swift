@@ -104,12 +104,15 @@ extension SQLiteBackend {
                 ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
                 lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), COALESCE(excluded.lastOpened, lastOpened))
                 """)
-            for (id, click) in batch.clickTotals {
-                try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
+            for chunk in batch.chunks() {
+                for (id, click) in chunk.clickTotals {
+                    try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
+                }
+                let dayRows = chunk.dayRows
+                try Self.add(dayRows, db)
+                try Self.updateDayTops(dayRows, db)
+                try Self.addSources(chunk.sourceRows, db)
             }
-            try Self.add(batch.dayRows, db)
-            try Self.updateDayTops(batch.dayRows, db)
-            try Self.addSources(batch.sourceRows, db)
         }
     }
 

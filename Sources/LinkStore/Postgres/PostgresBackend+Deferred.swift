@@ -122,17 +122,16 @@ extension PostgresBackend {
     /// adding a new value to the same link and day at the same instant may each keep theirs: a cap may be passed by
     /// one value per instance).
     public func addShareEvents(_ batch: ShareEventBatch) async throws {
-        let clicks = batch.clickTotals, rows = batch.dayRows.filter { !$0.counts.isZero }, sources = batch.sourceRows
-        guard !clicks.isEmpty || !rows.isEmpty || !sources.isEmpty else { return }
-        let totals = clicks.isEmpty ? nil : Self.clickTotalsQuery(clicks)
-        let days = rows.isEmpty ? [] : Self.dayRowsQueries(rows)
-        let tops = Self.dayTopsQueries(rows)
+        guard !batch.isEmpty else { return }
         try await run("add share events") { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
-                if let totals { try await connection.query(totals, logger: logger) }
-                for query in days { try await connection.query(query, logger: logger) }
-                for query in tops { try await connection.query(query, logger: logger) }
-                if !sources.isEmpty { try await Self.addSources(sources, connection: connection, logger: logger) }
+                for chunk in batch.chunks() {
+                    let clicks = chunk.clickTotals, rows = chunk.dayRows.filter { !$0.counts.isZero }, sources = chunk.sourceRows
+                    if !clicks.isEmpty { try await connection.query(Self.clickTotalsQuery(clicks), logger: logger) }
+                    for query in rows.isEmpty ? [] : Self.dayRowsQueries(rows) { try await connection.query(query, logger: logger) }
+                    for query in Self.dayTopsQueries(rows) { try await connection.query(query, logger: logger) }
+                    if !sources.isEmpty { try await Self.addSources(sources, connection: connection, logger: logger) }
+                }
             }
         }
     }
@@ -140,8 +139,10 @@ extension PostgresBackend {
     /// Adds source rows and their app rollup, fitted under the caps against the values stored (read in the
     /// transaction).
     private static func addSources(_ rows: [(key: SourceRowKey, clicks: Int)], connection: PostgresConnection, logger: Logger) async throws {
-        let linkKeys = Set(rows.map { SourceDayKey(owner: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) })
-        let appKeys = Set(rows.map { SourceDayKey(owner: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) })
+        // Only the keys with a value a cap counts are read (`SourceSchema.fitted` asks for no other).
+        let capped = rows.filter { !SourceCaps.isUncapped($0.key.value) }
+        let linkKeys = Set(capped.map { SourceDayKey(owner: $0.key.linkID, day: $0.key.day.number, dimension: $0.key.dimension) })
+        let appKeys = Set(capped.map { SourceDayKey(owner: $0.key.app, day: $0.key.day.number, dimension: $0.key.dimension) })
         let linkStored = try await storedValues("link_sources_daily", owner: "linkid", keys: linkKeys.sorted(), connection: connection, logger: logger)
         let appStored = try await storedValues("app_sources_daily", owner: "app", keys: appKeys.sorted(), connection: connection, logger: logger)
         let fitted = try SourceSchema.fitted(rows, storedForLink: { linkStored[$0] ?? [] }, storedForApp: { appStored[$0] ?? [] })

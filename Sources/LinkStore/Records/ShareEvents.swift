@@ -113,6 +113,23 @@ public struct ShareEventBatch: Sendable, Equatable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool { links.isEmpty }
 
+    /// The links a backend writes at a time within a flush's one transaction: the rows, keys and sorted copies it
+    /// makes for them are those of a chunk, not of the whole batch (a busy second's batch holds tens of thousands).
+    public static let writeChunk = 2_000
+
+    /// The batch in parts of at most `size` links, in link-id order (so that instances flushing at once still lock
+    /// rows in the same order), each made when it is reached.
+    public func chunks(of size: Int = ShareEventBatch.writeChunk) -> some Sequence<ShareEventBatch> {
+        let ids = links.keys.sorted()
+        let links = self.links
+        return stride(from: 0, to: ids.count, by: max(1, size)).lazy.map { start in
+            var part: [String: LinkEvents] = [:]
+            part.reserveCapacity(min(size, ids.count - start))
+            for id in ids[start..<min(ids.count, start + size)] { part[id] = links[id] }
+            return ShareEventBatch(links: part)
+        }
+    }
+
     /// The click totals to add, by link id in order (links with at least one click only: a preview or a store
     /// redirect is not a click).
     public var clickTotals: [(linkID: String, clicks: LinkClicks)] {
