@@ -21,4 +21,12 @@ public enum MallocArenas {
         _ = mallopt(M_ARENA_MAX, arenas)
         #endif
     }
+
+    /// Gives the free memory inside malloc's heaps back to the system (`malloc_trim(0)`: the free pages of every
+    /// arena, not only the heap's top). Called after work that allocated and freed much at once.
+    public static func trim() {
+        #if canImport(Glibc)
+        _ = malloc_trim(0)
+        #endif
+    }
 }

@@ -17,9 +17,15 @@ struct ShareEventFlushService: Service {
         await ServiceLoop.repeating(every: interval) { await flush() }
     }
 
+    /// The links in a flush past which malloc's free pages are given back after it (`MallocArenas.trim`): a busy
+    /// second's flush allocates and frees tens of megabytes, which would otherwise stay resident.
+    static let trimAfterLinks = 1_000
+
     private func flush() async {
         do {
+            let links = buffer.pendingLinks
             try await buffer.flush(into: store)
+            if links >= Self.trimAfterLinks { MallocArenas.trim() }
         } catch {
             logger.error("share event flush failed", metadata: ["error": "\(error)", "pendingLinks": "\(buffer.pendingLinks)"])
         }

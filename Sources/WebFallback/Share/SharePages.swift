@@ -27,6 +27,9 @@ public final class SharePages<Page: Sendable>: Sendable {
     private let rendered: RenderedPages<Page>
     /// How long a rendered landing page is reused.
     public static var renderedPageSeconds: Double { 10 }
+    /// The most rendered landing pages kept (about 6 KB each): the pages of links opened again within
+    /// `renderedPageSeconds`. A page rendered afresh costs little (`CompiledTemplate`), so the cache is kept small.
+    public static var renderedPageCapacity: Int { 1024 }
 
     /// Renders the unavailable pages of every app once and prepares an `OriginClient` per app with an origin.
     /// - Parameters:
@@ -52,7 +55,7 @@ public final class SharePages<Page: Sendable>: Sendable {
         self.router = router
         self.previewWait = previewWait
         self.makePage = makePage
-        self.rendered = RenderedPages(capacity: 4096)
+        self.rendered = RenderedPages(capacity: Self.renderedPageCapacity)
         self.fetches = fetches
         var origins: [String: OriginClient] = [:]
         var gonePages: [String: Page] = [:]
