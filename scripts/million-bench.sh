@@ -4,9 +4,10 @@
 # linkd's first start, then GET /s/<short id> with wrk (32 connections, SECONDS each, eventLoopThreads: 1) three ways:
 #   cached   one link, always in memory (the ceiling);
 #   zipf     link rank r drawn with probability ∝ 1/r (a few links take most opens, a long tail of one-off hits);
-#   uniform  every link equally likely (a crawler walking the store: almost every open misses the cache).
-# Prints `cached-rps N`, `zipf-rps N`, `uniform-rps N` with their p99, their ratios to the cached figure, and the
-# daemon's resident size after the runs (`rss-mb N`).
+#   uniform  every link equally likely (a crawler walking the store: no page is met twice).
+# Waits until the link cache's warm-up (linkCacheWarmup) has stopped growing, then prints `cached-rps N`, `zipf-rps N`,
+# `uniform-rps N` with their p99 and the resident size after each, their ratios to the cached figure, and the daemon's
+# resident size after the runs (`rss-mb N`).
 # Usage: scripts/million-bench.sh [SECONDS]   LINKS=… LINKD_BIN=… (default .build/release/linkd, built first)
 #   PERF_OUT=FILE [PERF_MODE=uniform]: a CPU profile of the daemon (perf record -g) during that mode's run, for
 #   `perf report -i FILE` (needs linux-perf).
@@ -83,7 +84,7 @@ for mode in cached zipf uniform; do
   rps[$mode]=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' <<<"$out")
   p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
   errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" || true)
-  echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors)}"
+  echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors) }rss-after $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status")"
   [ -z "$perf_pid" ] || wait "$perf_pid"
 done
 awk -v c="${rps[cached]}" -v z="${rps[zipf]}" -v u="${rps[uniform]}" \

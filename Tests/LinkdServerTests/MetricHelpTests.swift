@@ -16,6 +16,7 @@ struct MetricHelpTests {
         ACMEStatus(registry: metrics.registry).installed(app: "handz", hosts: ["links.handz.example"], notAfter: Date())
         metrics.http.recordRequest(method: "GET", route: "/healthz", status: 200, duration: .milliseconds(1))
         metrics.setRevocationSetSize(0)
+        metrics.setLinkCache(records: 0, bytes: 0)
         metrics.setChangeFeedVersion(1)
 
         let lines = metrics.registry.emitToString().split(separator: "\n").map(String.init)

@@ -155,6 +155,8 @@ struct ServerConfigurationTests {
             ("trustedProxies: [10.0.0.0/33]\n", "trustedProxies: '10.0.0.0/33' is not"),
             ("shareEventBufferCapacity: 0\n", "shareEventBufferCapacity must be 1–10000000"),
             ("shareEventBufferCapacity: 10000001\n", "shareEventBufferCapacity must be 1–10000000"),
+            ("linkCacheMegabytes: 0\n", "linkCacheMegabytes must be 1–65536"),
+            ("linkCacheWarmup: maybe\n", "linkCacheWarmup"),
         ] {
             try text.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(file: file, environment: [:]) }
@@ -178,6 +180,8 @@ extension ServerConfigurationTests {
             dataDir: /var/lib/linkd
             manifests: [/etc/linkd/a.yaml, "/etc/linkd/b.yaml"]
             linkCacheCapacity: 500
+            linkCacheMegabytes: 64
+            linkCacheWarmup: false
             maxTTLSeconds: 86400
             defaultTTLSeconds: 3600
             importMaxBytes: 1048576
@@ -228,6 +232,7 @@ extension ServerConfigurationTests {
         (expected.http.trustedProxies, expected.http.maxBodyBytes) = (["10.0.0.0/8", "2001:db8::1"], 4096)
         (expected.store.dataDir, expected.store.database) = ("/var/lib/linkd", "postgres://linkd@db.internal:5432/linkd")
         (expected.store.syncIntervalSeconds, expected.store.linkCacheCapacity, expected.store.clickFlushSeconds) = (1.5, 500, 0.5)
+        (expected.store.linkCacheMegabytes, expected.store.linkCacheWarmup) = (64, false)
         expected.links.manifests = ["/etc/linkd/a.yaml", "/etc/linkd/b.yaml"]
         (expected.links.maxTTLSeconds, expected.links.defaultTTLSeconds) = (86400, 3600)
         expected.links.importMaxBytes = 1 << 20
@@ -255,7 +260,7 @@ extension ServerConfigurationTests {
         expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.fileKeyNames).count == 46)
+        #expect(Set(ServerConfiguration.fileKeyNames).count == 48)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).store.database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -270,7 +275,7 @@ extension ServerConfigurationTests {
         let names = ServerConfiguration.fileKeyNames + TLSSettings.keys.map { "tls.\($0.name)" }
             + ACMESettings.keys.map { "acme.\($0.name)" }
         let variables = (ServerConfiguration.flatKeys + nested).compactMap(\.variable)
-        #expect(names.count == 57 && variables.count >= 20)
+        #expect(names.count == 59 && variables.count >= 20)
         // A key is named in backticks, nested ones by their own name in their table.
         let missing = names.filter { name in !docs.contains("`\(name)`") && !docs.contains("`\(name.split(separator: ".").last!)`") }
         #expect(missing.isEmpty, "keys docs/configuration.md does not name: \(missing)")

@@ -153,12 +153,7 @@ enum PackedKey: Hashable {
 
     /// The key of a link id.
     init(id: String) {
-        var id = id
-        let halves: (UInt64, UInt64)? = id.withUTF8 { utf8 in
-            guard utf8.count == 32, let high = Self.parseHex(utf8, from: 0), let low = Self.parseHex(utf8, from: 16) else { return nil }
-            return (high, low)
-        }
-        self = halves.map { .hex($0.0, $0.1) } ?? .text(id)
+        self = HexLinkID.halves(id).map { .hex($0.high, $0.low) } ?? .text(id)
     }
 
     /// Writes the key: kind 1 and 16 bytes, or kind 0, a length byte and the UTF-8 (at most 255 bytes: a record with a
@@ -218,20 +213,6 @@ enum PackedKey: Hashable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func parseHex(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
-        var value: UInt64 = 0
-        for index in start..<(start + 16) {
-            let digit = utf8[index]
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(nibble)
-        }
-        return value
-    }
 }
 
 /// Reads a packed record's fields in order.

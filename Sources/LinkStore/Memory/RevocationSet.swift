@@ -18,14 +18,26 @@ public struct RevocationKey: Hashable, Sendable {
 
     /// Creates a key from a 32-character hex link id; nil if it is not one.
     public init?(hex: String, generation: UInt32) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 32, let high = Self.parse(utf8[0..<16]), let low = Self.parse(utf8[16..<32]) else { return nil }
+        guard let (high, low) = HexLinkID.halves(hex) else { return nil }
         self.init(high: high, low: low, generation: generation)
     }
+}
 
-    private static func parse(_ digits: ArraySlice<UInt8>) -> UInt64? {
+/// A link id of 32 lowercase hex characters as its two 64-bit halves: how the revocation set and the link cache
+/// keep ids without strings.
+enum HexLinkID {
+    /// The halves of `id`; nil unless it is exactly 32 lowercase hex characters.
+    static func halves(_ id: String) -> (high: UInt64, low: UInt64)? {
+        var id = id
+        return id.withUTF8 { utf8 in
+            guard utf8.count == 32, let high = parse(utf8, from: 0), let low = parse(utf8, from: 16) else { return nil }
+            return (high, low)
+        }
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
         var value: UInt64 = 0
-        for digit in digits {
+        for digit in utf8[start..<(start + 16)] {
             let nibble: UInt8
             switch digit {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")

@@ -94,6 +94,7 @@ struct ServerComponents {
         let apps = bootstrap.apps
         let metrics = ServerMetrics()
         metrics.setRevocationSetSize(store.revocations.count)
+        metrics.setLinkCache(records: store.cachedLinkCount, bytes: store.cachedLinkBytes)
         let acmeStatus = ACMEStatus(registry: configuration.acme.isEnabled ? metrics.registry : nil)
         let events = ShareEventBuffer(capacity: configuration.store.shareEventBufferCapacity)
         let analyticsMetrics = AnalyticsMetrics(registry: metrics.registry, apps: apps.router.appIDs)
