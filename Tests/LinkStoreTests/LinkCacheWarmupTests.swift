@@ -47,4 +47,37 @@ struct LinkCacheWarmupTests {
         for record in newest { #expect(small.cachedLink(id: record.id) == record) }
         await small.close()
     }
+
+    @Test("on a shared store, the first listening catches up from the open: the warmed cache stays, and a revocation made meanwhile is in force")
+    func sharedStoreKeepsTheWarmCache() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let timing = PostgresTiming(syncInterval: .seconds(30))
+        let other = try await StoreFront.open(.postgres(url: url, timing: timing))
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let records = (0..<50).map { n in
+            LinkRecord(
+                id: LinkCacheTests.hexID(n), app: "coin", route: "Canvas", params: ["coinId": "coin-\(n)"], owner: nil,
+                title: nil, created: now.addingTimeInterval(Double(n)), expires: now.addingTimeInterval(86_400),
+                shortID: LinkCacheTests.shortID(n))
+        }
+        var expired = records[0]
+        (expired.id, expired.shortID, expired.expires) = (LinkCacheTests.hexID(99), LinkCacheTests.shortID(99), now.addingTimeInterval(-60))
+        _ = try await other.importLinks(records + [expired], dryRun: false)
+        let store = try await StoreFront.open(.postgres(url: url, timing: timing), cacheCapacity: 1000, warmsLinkCache: true)
+        try await Self.eventually { store.cachedLinkCount >= 50 }
+        // An expired link is not warmed, but cached once read: a full reload would drop it, a catch-up keeps it.
+        #expect(try await store.link(id: expired.id) == expired)
+        // Revoked elsewhere after this open, before it listens.
+        try await other.revokeLink(id: LinkCacheTests.hexID(7))
+        let sync = Task { try await store.synchronize(onKeysChanged: {}) }
+        try await Self.eventually { store.isRevoked(linkID: LinkCacheTests.hexID(7), generation: 1) }
+        #expect(store.isRevoked(linkID: LinkCacheTests.hexID(7), generation: 1))
+        #expect(store.cachedLink(id: LinkCacheTests.hexID(7)) == nil, "the revoked link's record left the cache")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(store.cachedLinkCount == 50, "the other records stayed: no full reload emptied the cache")
+        #expect(store.cachedLink(id: expired.id) == expired)
+        sync.cancel()
+        await store.close()
+        await other.close()
+    }
 }

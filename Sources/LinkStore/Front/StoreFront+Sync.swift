@@ -18,9 +18,10 @@ extension StoreFront {
 
     /// Keeps this instance current with changes made by other instances (revocations, deletions, signing keys,
     /// manifests) until the task is cancelled; calls `onKeysChanged` after another instance changed signing keys,
-    /// `onManifestsChanged` after it published a manifest, and both after every full reload. Two loops: a listening connection (reconnected after a loss, with a full reload then)
-    /// and a poll every `pollInterval`, with a full reload every `fullResyncInterval`. Returns at once for a store
-    /// no other instance shares.
+    /// `onManifestsChanged` after it published a manifest, and both after every full reload. Two loops: a listening
+    /// connection (the first time it listens, soon after the open, it catches up from the version the open noted;
+    /// reconnected after a loss, it reloads everything) and a poll every `pollInterval`, with a full reload every
+    /// `fullResyncInterval`. Returns at once for a store no other instance shares.
     public func synchronize(
         onKeysChanged: @escaping @Sendable () async -> Void,
         onManifestsChanged: @escaping @Sendable () async -> Void = {}
@@ -34,13 +35,28 @@ extension StoreFront {
         }
     }
 
+    /// How long after the open the first listening catches up from the version noted at open instead of reloading
+    /// everything: well within the feed's retention (an hour), so no change since the open can have been pruned.
+    static let firstListenCatchUpWindow: Duration = .seconds(600)
+
     private func listenLoop(_ handlers: ChangeHandlers) async {
         var failures = 0
+        var listenedBefore = false
         while !Task.isCancelled {
             do {
                 try await backend.listen {
-                    // Listening now: a full reload covers whatever happened while no one listened.
-                    try await self.fullResync(handlers)
+                    // Listening now. The first time, soon after the open, the feed holds every change since the
+                    // version the open noted: catching up is exact, and keeps the link cache the open warmed. After
+                    // a lost connection, a full reload covers whatever happened while no one listened.
+                    if listenedBefore || ContinuousClock.now - self.openedAt >= Self.firstListenCatchUpWindow {
+                        try await self.fullResync(handlers)
+                    } else {
+                        try await self.catchUp(handlers)
+                        // As after a full reload, the keys and manifests are read again.
+                        await handlers.keys()
+                        await handlers.manifests()
+                    }
+                    listenedBefore = true
                     failures = 0
                 } onAnnouncement: {
                     try await self.catchUp(handlers)

@@ -42,6 +42,8 @@ public final class StoreFront: Sendable {
     let seenVersion = Mutex<Int64>(0)
     /// Set by `close`: a background load of the revocation set stops retrying.
     let closed = Atomic<Bool>(false)
+    /// When the front was opened.
+    let openedAt = ContinuousClock.now
 
     /// When the revocation set is loaded from the store.
     public enum RevocationLoading: Sendable {
@@ -74,6 +76,11 @@ public final class StoreFront: Sendable {
             unknownWindow: Self.unknownShortIDWindow)
         self.customPaths = CustomPathIndex(capacity: Self.customPathCapacity, window: Self.customPathWindow)
         self.logger = logger
+        // A shared store's feed version before anything is read: the first listening catches up from it.
+        if backend.schedule != nil {
+            let version = try await backend.currentVersion()
+            seenVersion.withLock { $0 = max($0, version) }
+        }
         switch revocationLoading {
         case .atOpen: try await loadRevocations()
         case .inBackground: Task { await self.loadRevocationsUntilLoaded() }
