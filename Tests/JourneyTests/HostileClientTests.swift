@@ -59,8 +59,10 @@ struct HostileClientTests {
         let requests = sent / Self.healthz.utf8.count
         let growth = after - before
         // Without backpressure the daemon answered every request into memory (2.7 GB in 11 s); with it, each
-        // connection holds at most a few hundred KB (docs/operating.md, "Limits").
-        #expect(growth < 40 << 20, "grew \(growth >> 20) MB after \(requests) pipelined requests on 4 connections")
+        // connection holds at most a few hundred KB (docs/operating.md, "Limits"). The resident size still moves with
+        // malloc's reuse of what half a million requests freed: 2–9 MB on the fast path, 16–43 MB through NIO's
+        // decoder over ten runs of the debug build, so the bound is 64 MB — still a fortieth of the unbounded case.
+        #expect(growth < 64 << 20, "grew \(growth >> 20) MB after \(requests) pipelined requests on 4 connections")
         #expect(sent < 64 << 20, "the server kept reading: \(sent >> 20) MB taken")
         // Other clients are served meanwhile.
         #expect(try await TestHTTP.send("GET", daemon.baseURL + "/healthz").status == 200)
