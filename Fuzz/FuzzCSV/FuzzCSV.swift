@@ -26,8 +26,17 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     var written: [UInt8] = []
     for record in records {
-        let quoted = record.fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        written += Array((quoted.joined(separator: ",") + "\r\n").utf8)
+        // Quotes doubled byte by byte (a `"` with a combining mark after it is one Character for String's replacing).
+        for (index, field) in record.fields.enumerated() {
+            if index > 0 { written.append(UInt8(ascii: ",")) }
+            written.append(UInt8(ascii: "\""))
+            for byte in field.utf8 {
+                written.append(byte)
+                if byte == UInt8(ascii: "\"") { written.append(byte) }
+            }
+            written.append(UInt8(ascii: "\""))
+        }
+        written += [0x0D, 0x0A]
     }
     let roomy = CSVCaps(columns: 8, fieldBytes: 64 * 2 + 2, lineBytes: 1 << 20)
     guard case .success(let again) = read([written[...]], caps: roomy) else {

@@ -257,6 +257,9 @@ struct LinkExportTests {
             let now = Date().timeIntervalSince1970.rounded(.down)
             let hostile = [
                 #"=HYPERLINK("http://evil","x")"#, "+1+1", "-2", "@SUM(A1:A9)", "\tx", "\r=1",
+                // A quote with a combining mark after it is one character: it must still be doubled, or the cell
+                // ends there and `@SUM` starts a cell of its own, unguarded (found by FuzzCSV's write-back).
+                "=x\"\u{359},@SUM(A1:A9)",
             ]
             var titles: [String: String] = [:]
             for (index, title) in hostile.enumerated() {

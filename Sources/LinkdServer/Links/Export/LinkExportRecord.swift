@@ -196,6 +196,14 @@ enum ExportText {
         let needsQuotes = cell.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A }
             || cell.hasPrefix(" ") || cell.hasSuffix(" ")
         guard needsQuotes else { return cell }
-        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Each `"` doubled as a scalar: String's own replacing works on characters, and a quote followed by a
+        // combining mark (`"` U+0359) is one character that it leaves alone — an unbalanced quote that would end
+        // the cell early and let the rest of the title start a cell of its own, past the formula guard.
+        var quoted = String.UnicodeScalarView()
+        for scalar in cell.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append(scalar) }
+        }
+        return "\"" + String(quoted) + "\""
     }
 }
