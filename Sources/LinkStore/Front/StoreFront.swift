@@ -65,7 +65,7 @@ public final class StoreFront: Sendable {
     ///   - revocationLoading: when the revocation set is loaded.
     ///   - warmsLinkCache: whether the store's active links are put into the link cache in the background.
     public init(
-        backend: any StoreBackend, cacheCapacity: Int = 100_000, cacheBytes: Int = StoreFront.defaultCacheBytes,
+        backend: any StoreBackend, cacheCapacity: Int = 100_000, cacheBytes: Int = LinkCache.defaultMaxBytes,
         logger: Logger = Logger(label: "linkd.store"), revocationLoading: RevocationLoading = .atOpen, warmsLinkCache: Bool = false
     ) async throws {
         self.backend = backend
@@ -87,9 +87,6 @@ public final class StoreFront: Sendable {
         }
         requestWarmup()
     }
-
-    /// The link cache's default size in bytes: 128 MiB, about a million typical links.
-    public static let defaultCacheBytes = 128 << 20
 
     /// `loadRevocations`, retried every second after a failure (logged), until it succeeds or the store is closed.
     private func loadRevocationsUntilLoaded() async {
@@ -120,7 +117,7 @@ public final class StoreFront: Sendable {
     ///     no; the daemon does).
     /// A front that fails to load (the revocation set) closes the backend it opened before it throws.
     public static func open(
-        _ place: StorePlace, cacheCapacity: Int = 100_000, cacheBytes: Int = StoreFront.defaultCacheBytes,
+        _ place: StorePlace, cacheCapacity: Int = 100_000, cacheBytes: Int = LinkCache.defaultMaxBytes,
         logger: Logger = Logger(label: "linkd.store"), revocationLoading: RevocationLoading = .atOpen, warmsLinkCache: Bool = false,
         wrapBackend: (any StoreBackend) -> any StoreBackend = { $0 }
     ) async throws -> StoreFront {

@@ -24,8 +24,11 @@ public final class LinkCache: Sendable {
 
     private let state: Mutex<PackedLinks>
 
+    /// The default of `maxBytes`: 128 MiB, about a million typical links.
+    public static let defaultMaxBytes = 128 << 20
+
     /// A cache of at most `capacity` records and `maxBytes` bytes.
-    public init(capacity: Int, maxBytes: Int = 128 << 20) {
+    public init(capacity: Int, maxBytes: Int = LinkCache.defaultMaxBytes) {
         state = Mutex(PackedLinks(capacity: max(1, capacity), maxBytes: max(64 << 10, maxBytes)))
     }
 

@@ -19,7 +19,7 @@ public struct StoreSettings: ConfigurationSection {
     public var linkCacheCapacity = 2_000_000
     /// `linkCacheMegabytes` (1–65536): the most memory the link cache takes, records and indexes together (128 MiB
     /// holds about a million typical links). Past it, the records least recently read go first.
-    public var linkCacheMegabytes = 128
+    public var linkCacheMegabytes = LinkCache.defaultMaxBytes >> 20
     /// `linkCacheWarmup`: whether the store's active links are put into the link cache at start, in the background,
     /// newest first, until it is nine tenths full (and again after a full reload emptied it), so that links nobody
     /// opened since the start are answered from memory too.
