@@ -109,5 +109,19 @@ struct LongLinkTests {
         #expect(LongLink.parse("handz://?link=a") == nil, "a custom scheme")
         guard case .refused = LongLink.parse("https://h.example/?link=a&link=b") else { Issue.record("two links"); return }
         guard case .refused = LongLink.parse("https://h.example/?link=https%3A%2F%2Fh.example%2F%3Flink%3Dx") else { Issue.record("nested"); return }
+        guard case .refused = LongLink.parse("https://h.example/?link=%ZZ") else { Issue.record("a bad escape"); return }
+        #expect(LongLink.parse("HTTPS://h.example/?%6Cink=handz%3A%2F%2Fa#frag") == .inner("handz://a"), "scheme case, an encoded name")
+        #expect(LongLink.parse("https://h.example/?link=a+b%20c") == .inner("a+b c"), "`+` stays `+`")
+        #expect(LongLink.parse("ftp://h.example/?link=a") == nil)
+        #expect(LongLink.parse("https:/h.example/?link=a") == nil, "no ://")
+    }
+
+    @Test("LongLink.items: every item in order, decoded once; one that does not decode kept as written")
+    func items() throws {
+        let items = try #require(LongLink.items("https://h.example/?link=x%2Fy&utm_source=news%20letter&ofl=%ZZ&&bare&st=%F0%9F%A6%8A#f"))
+        #expect(items.map(\.name) == ["link", "utm_source", "ofl", "bare", "st"])
+        #expect(items.map(\.value) == ["x/y", "news letter", "%ZZ", "", "🦊"])
+        #expect(LongLink.items("https://h.example/?" + String(repeating: "a", count: LongLink.maxQueryBytes + 1)) == nil)
+        #expect(LongLink.items("handz://h/?link=a") == nil)
     }
 }

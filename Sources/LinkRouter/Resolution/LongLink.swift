@@ -23,17 +23,13 @@ public enum LongLink {
     public static func parse(_ url: String) -> Parsed? {
         guard let (path, query) = pathAndQuery(url), path.isEmpty || path == "/", let query else { return nil }
         var links: [Substring] = []
-        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            guard String(name).removingPercentEncoding == "link" else { continue }
-            links.append(item.dropFirst(name.count + 1))
-        }
+        for item in rawItems(query) where IncomingURL.percentDecode(item.name) == "link" { links.append(item.value) }
         guard !links.isEmpty else { return nil }
         guard query.utf8.count <= maxQueryBytes else {
             return .refused("a long link's query is at most \(maxQueryBytes) bytes")
         }
         guard links.count == 1 else { return .refused("a long link names one link, not \(links.count)") }
-        guard let inner = String(links[0]).removingPercentEncoding, !inner.isEmpty else {
+        guard let inner = IncomingURL.percentDecode(links[0]), !inner.isEmpty else {
             return .refused("a long link's link is empty or not percent-encoded")
         }
         if parse(inner) != nil { return .refused("a long link's link is itself a long link: it is not followed") }
@@ -45,27 +41,51 @@ public enum LongLink {
     /// `url` is not http(s) or its query is over `maxQueryBytes`.
     public static func items(_ url: String) -> [(name: String, value: String)]? {
         guard let (_, query) = pathAndQuery(url), let query, query.utf8.count <= maxQueryBytes else { return nil }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            let value = parts.count > 1 ? String(parts[1]) : ""
-            return (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
+        return rawItems(query).map { item in
+            (IncomingURL.percentDecode(item.name) ?? String(item.name), IncomingURL.percentDecode(item.value) ?? String(item.value))
         }
     }
 
-    /// The path (as written) and query of an http(s) URL; nil for another scheme or no `://`.
+    /// The query's `&`-separated items (empty ones skipped), each split at its first `=` (no `=`: an empty value),
+    /// as written. Bytes, not Characters: a combining mark after `&` or `=` does not hide it.
+    static func rawItems(_ query: Substring) -> [(name: Substring, value: Substring)] {
+        query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { item in
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (Substring(item), "") }
+            return (Substring(item[..<equals]), Substring(item[item.index(after: equals)...]))
+        }
+    }
+
+    /// The path (as written) and query of an http(s) URL; nil for another scheme or no `://`. Read as bytes: the
+    /// first `://`, then the fragment cut at the first `#`, the query after the first `?`, the path from the first `/`.
     public static func pathAndQuery(_ url: String) -> (path: Substring, query: Substring?)? {
-        guard let separator = url.range(of: "://") else { return nil }
-        let scheme = url[..<separator.lowerBound].lowercased()
-        guard scheme == "https" || scheme == "http" else { return nil }
-        var rest = url[separator.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let bytes = url.utf8
+        guard let separator = schemeSeparator(bytes), isWebScheme(bytes[..<separator]) else { return nil }
+        var rest = Substring(bytes[bytes.index(separator, offsetBy: 3)...])
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
         var query: Substring?
-        if let question = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: question)...]
+        if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            query = rest[rest.utf8.index(after: question)...]
             rest = rest[..<question]
         }
-        guard let slash = rest.firstIndex(of: "/") else { return ("", query) }
+        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return ("", query) }
         return (rest[slash...], query)
+    }
+
+    /// Where the first `://` starts.
+    private static func schemeSeparator(_ bytes: String.UTF8View) -> String.Index? {
+        var index = bytes.startIndex
+        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = bytes[bytes.index(after: colon)...]
+            if rest.starts(with: "//".utf8) { return colon }
+            index = bytes.index(after: colon)
+        }
+        return nil
+    }
+
+    /// `http` or `https`, in any case.
+    private static func isWebScheme(_ scheme: Substring.UTF8View) -> Bool {
+        guard scheme.count == 4 || scheme.count == 5 else { return false }
+        let lowered = scheme.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        return lowered.elementsEqual("http".utf8) || lowered.elementsEqual("https".utf8)
     }
 }

@@ -76,7 +76,15 @@ struct ImportColumns: Sendable {
     /// dropped).
     func value(_ name: String, in record: CSVRecord) -> String? {
         guard let position = index[name], position < record.fields.count else { return nil }
-        let text = record.fields[position].trimmingCharacters(in: .whitespaces)
+        let field = record.fields[position]
+        // Most cells start and end with a visible ASCII byte: nothing to trim, and Foundation's trimming is a good
+        // part of an import's time.
+        if let first = field.utf8.first, let last = field.utf8.last, Self.isVisibleASCII(first), Self.isVisibleASCII(last) {
+            return field
+        }
+        let text = field.trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? nil : text
     }
+
+    private static func isVisibleASCII(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 }
