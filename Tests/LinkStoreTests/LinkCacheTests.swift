@@ -54,6 +54,47 @@ struct LinkCacheTests {
         #expect(cache.count == records.count)
     }
 
+    @Test("dates in whole seconds or milliseconds, and more distinct routes than the shared strings hold, come back exactly")
+    func compactFieldsRoundTrip() {
+        let cache = LinkCache(capacity: 20_000)
+        let dates: [(Double, Double)] = [
+            (1_700_000_000, 2_000_000_000), (1_700_000_000.123, 1_700_000_000.124), (1_700_000_000.5, 1_700_000_000.25),
+            (978_307_200, 978_307_200), (978_307_199.999, 4_102_444_800), (1_700_000_000.1234, 1_800_000_000),
+        ]
+        var records: [LinkRecord] = []
+        // 5,000 distinct routes and param names: past the 4,096 strings shared, the rest are written in the record.
+        for n in 0..<5_000 {
+            let (created, expires) = dates[n % dates.count]
+            records.append(LinkRecord(
+                id: Self.hexID(n), app: n % 2 == 0 ? "coin" : "handz", route: "Route\(n)", params: ["name\(n)": "v", "coinId": "c"],
+                owner: nil, title: nil, created: Date(timeIntervalSince1970: created), expires: Date(timeIntervalSince1970: expires),
+                shortID: Self.shortID(n)))
+        }
+        for record in records { cache.put(record) }
+        for record in records {
+            #expect(cache.get(record.id) == record)
+            #expect(cache.get(record.id)?.created.timeIntervalSinceReferenceDate.bitPattern
+                == record.created.timeIntervalSinceReferenceDate.bitPattern)
+            #expect(cache.get(record.id)?.expires.timeIntervalSinceReferenceDate.bitPattern
+                == record.expires.timeIntervalSinceReferenceDate.bitPattern)
+        }
+    }
+
+    @Test("a typical link takes at most 100 bytes with its share of the indexes, so a million fit the default 128 MiB")
+    func typicalSize() {
+        let cache = LinkCache(capacity: 200_000, maxBytes: 64 << 20)
+        // 90,000: the indexes three quarters full, as a million links leave them (a million in 2^21 slots).
+        for n in 0..<90_000 {
+            cache.put(LinkRecord(
+                id: Self.hexID(n), app: "coin", route: "Canvas", params: ["coinId": "coin-\(n)"], owner: nil, title: "COIN \(n)",
+                created: Date(timeIntervalSince1970: 1_767_225_600), expires: Date(timeIntervalSince1970: 2_082_758_400),
+                shortID: "m" + String(repeating: "0", count: 10 - String(n).count) + String(n)))
+        }
+        #expect(cache.count == 90_000)
+        #expect(cache.bytes / cache.count <= 100, "\(cache.bytes / cache.count) bytes a link")
+        #expect(cache.get(Self.hexID(89_999))?.title == "COIN 89999")
+    }
+
     @Test("a record too large to pack, or with an id over 255 bytes, is not cached and nothing else is lost")
     func oversized() {
         let cache = LinkCache(capacity: 100)

@@ -86,6 +86,8 @@ struct PackedLinks {
     let arena: RecordArena
     var byID = SlotTable()
     var byShortID = SlotTable()
+    /// The apps, routes and param names the records share (never emptied: a record keeps their indexes).
+    var symbols = PackedSymbols()
     /// Counts removals (`LinkCache.removalMark`).
     var removals: UInt64 = 0
     let capacity: Int
@@ -100,7 +102,7 @@ struct PackedLinks {
             segmentBytes: min(1 << 20, max(4 << 10, maxBytes / 32)), segmentRecords: max(1, capacity / 8))
     }
 
-    var bytes: Int { arena.allocatedBytes + byID.bytes + byShortID.bytes }
+    var bytes: Int { arena.allocatedBytes + byID.bytes + byShortID.bytes + symbols.bytes }
 
     mutating func get(_ key: PackedKey) -> LinkRecord? {
         guard let slot = findID(key) else { return nil }
@@ -117,7 +119,8 @@ struct PackedLinks {
 
     /// The record at `location`; one from the oldest quarter of the segments is moved to the newest first.
     private mutating func read(at location: UInt64) -> LinkRecord {
-        let record = arena.withRecord(at: location) { PackedLinkRecord.decode($0) }
+        let symbols = self.symbols
+        let record = arena.withRecord(at: location) { PackedLinkRecord.decode($0, symbols: symbols) }
         if arena.isOld(location) {
             let copy = arena.withRecord(at: location) { Array($0.prefix(PackedLinkRecord.length($0))) }
             move(PackedKey(id: record.id), shortID: record.shortID, from: location, to: arena.append(copy))
@@ -129,7 +132,7 @@ struct PackedLinks {
     mutating func put(_ record: LinkRecord) {
         let key = PackedKey(id: record.id)
         removeEntry(key)
-        guard let bytes = PackedLinkRecord.encode(record) else { return }
+        guard let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { return }
         insert(key, shortID: record.shortID, bytes: bytes)
         evictIfNeeded()
     }
@@ -152,7 +155,7 @@ struct PackedLinks {
         for record in records {
             if byID.count >= capacity * 9 / 10 || bytes >= maxBytes / 10 * 9 { return .full(added) }
             let key = PackedKey(id: record.id)
-            guard findID(key) == nil, let bytes = PackedLinkRecord.encode(record) else { continue }
+            guard findID(key) == nil, let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { continue }
             insert(key, shortID: record.shortID, bytes: bytes)
             added += 1
         }

@@ -1,19 +1,22 @@
 import Foundation
 
-/// A link record as bytes, as `LinkCache` keeps it: about 100 bytes for a typical link, against some 500 for a
-/// `LinkRecord` with its strings and dictionary, so a cache of a given size holds five times the links.
+/// A link record as bytes, as `LinkCache` keeps it: about 80 bytes for a typical link, against some 500 for a
+/// `LinkRecord` with its strings and dictionary, so a cache of a given size holds six times the links.
 ///
 /// Layout: `length` (UInt16, the whole record), the id (`PackedKey`: a 32-character lowercase hex id as its 16
 /// bytes, any other as its UTF-8), the short id (its length, 0 for none, then its bytes), then the body: status,
-/// which optional fields are present, generation (varint), created and expires (the bits of their
-/// `timeIntervalSinceReferenceDate`, so a date comes back exactly), app, route, the params (count, then key and
-/// value), then owner, title, campaign (its `label`) and path when present. Strings are a varint length and UTF-8.
+/// which optional fields are present and the dates' form, generation (varint), created and expires, app, route, the
+/// params (count, then key and value), then owner, title, campaign (its `label`) and path when present. Strings are
+/// a varint length and UTF-8; app, route and param names are a symbol (`PackedSymbols`) where the table takes them.
+/// Dates come back exactly: whole seconds, or whole milliseconds, since 2001 as varints (expires as its distance
+/// from created) when that is exact and expires is not before created, else the 8 bytes of each
+/// `timeIntervalSinceReferenceDate`.
 enum PackedLinkRecord {
     /// The largest record kept; a larger one (a link with very long params) is simply not cached.
     static let maxBytes = Int(UInt16.max)
 
     /// The bytes of `record`, or nil when they would pass `maxBytes`.
-    static func encode(_ record: LinkRecord) -> [UInt8]? {
+    static func encode(_ record: LinkRecord, symbols: inout PackedSymbols) -> [UInt8]? {
         let key = PackedKey(id: record.id)
         if case .text(let text) = key, text.utf8.count > Int(UInt8.max) { return nil }
         var out: [UInt8] = [0, 0]
@@ -27,15 +30,15 @@ enum PackedLinkRecord {
         let optionals = [record.owner, record.title, record.campaign?.label, record.path]
         var present: UInt8 = 0
         for (bit, value) in optionals.enumerated() where value != nil { present |= 1 << bit }
-        out.append(present)
+        let dates = PackedDates(created: record.created, expires: record.expires)
+        out.append(present | dates.form << 4)
         writeVarint(UInt64(bitPattern: Int64(record.generation)), into: &out)
-        writeFixed(record.created.timeIntervalSinceReferenceDate.bitPattern, into: &out)
-        writeFixed(record.expires.timeIntervalSinceReferenceDate.bitPattern, into: &out)
-        writeString(record.app, into: &out)
-        writeString(record.route, into: &out)
+        dates.write(into: &out)
+        writeSymbol(record.app, symbols: &symbols, into: &out)
+        writeSymbol(record.route, symbols: &symbols, into: &out)
         writeVarint(UInt64(record.params.count), into: &out)
         for (key, value) in record.params.sorted(by: { $0.key < $1.key }) {
-            writeString(key, into: &out)
+            writeSymbol(key, symbols: &symbols, into: &out)
             writeString(value, into: &out)
         }
         for value in optionals { if let value { writeString(value, into: &out) } }
@@ -46,23 +49,23 @@ enum PackedLinkRecord {
     }
 
     /// The record whose bytes start at `bytes[0]`.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> LinkRecord {
+    static func decode(_ bytes: UnsafeRawBufferPointer, symbols: PackedSymbols) -> LinkRecord {
         var reader = PackedReader(bytes: bytes, at: 2)
         let id = PackedKey.readID(&reader)
         let shortLength = Int(reader.byte())
         let shortID = shortLength == 0 ? nil : reader.string(length: shortLength)
         let status = statuses[Int(reader.byte())]
-        let present = reader.byte()
+        let flags = reader.byte()
+        let present = flags & 0x0F
         let generation = Int(Int64(bitPattern: reader.varint()))
-        let created = Date(timeIntervalSinceReferenceDate: Double(bitPattern: reader.fixed()))
-        let expires = Date(timeIntervalSinceReferenceDate: Double(bitPattern: reader.fixed()))
-        let app = reader.string()
-        let route = reader.string()
+        let (created, expires) = PackedDates.read(form: flags >> 4, from: &reader)
+        let app = reader.symbol(symbols)
+        let route = reader.symbol(symbols)
         let paramCount = Int(reader.varint())
         var params: [String: String] = [:]
         params.reserveCapacity(paramCount)
         for _ in 0..<paramCount {
-            let key = reader.string()
+            let key = reader.symbol(symbols)
             params[key] = reader.string()
         }
         var optionals: [String?] = [nil, nil, nil, nil]
@@ -133,13 +136,73 @@ enum PackedLinkRecord {
         out.append(UInt8(value))
     }
 
-    private static func writeFixed(_ value: UInt64, into out: inout [UInt8]) {
+    static func writeFixed(_ value: UInt64, into out: inout [UInt8]) {
         for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8((value >> UInt64(shift)) & 0xFF)) }
     }
 
     private static func writeString(_ text: String, into out: inout [UInt8]) {
         writeVarint(UInt64(text.utf8.count), into: &out)
         out.append(contentsOf: text.utf8)
+    }
+
+    /// A string many records share: its symbol's index (varint `index << 1 | 1`), or, when the table does not take
+    /// it, its length (varint `length << 1`) and UTF-8.
+    private static func writeSymbol(_ text: String, symbols: inout PackedSymbols, into out: inout [UInt8]) {
+        if let index = symbols.index(of: text) {
+            writeVarint(UInt64(index) << 1 | 1, into: &out)
+        } else {
+            writeVarint(UInt64(text.utf8.count) << 1, into: &out)
+            out.append(contentsOf: text.utf8)
+        }
+    }
+}
+
+/// A record's two dates in the fewest bytes that give them back exactly (`PackedLinkRecord`'s layout).
+struct PackedDates {
+    /// 0: the 8 bytes of each date; 1: whole seconds; 2: whole milliseconds (since 2001, as varints: created, then
+    /// expires minus created).
+    let form: UInt8
+    private let first: UInt64
+    private let second: UInt64
+
+    init(created: Date, expires: Date) {
+        let (start, end) = (created.timeIntervalSinceReferenceDate, expires.timeIntervalSinceReferenceDate)
+        for (form, unitsPerSecond) in [(UInt8(1), 1.0), (2, 1000.0)] {
+            if let from = Self.whole(start, unitsPerSecond), let to = Self.whole(end, unitsPerSecond), to >= from {
+                (self.form, first, second) = (form, from, to - from)
+                return
+            }
+        }
+        (form, first, second) = (0, start.bitPattern, end.bitPattern)
+    }
+
+    func write(into out: inout [UInt8]) {
+        if form == 0 {
+            PackedLinkRecord.writeFixed(first, into: &out)
+            PackedLinkRecord.writeFixed(second, into: &out)
+        } else {
+            PackedLinkRecord.writeVarint(first, into: &out)
+            PackedLinkRecord.writeVarint(second, into: &out)
+        }
+    }
+
+    static func read(form: UInt8, from reader: inout PackedReader) -> (created: Date, expires: Date) {
+        guard form != 0 else {
+            let created = Date(timeIntervalSinceReferenceDate: Double(bitPattern: reader.fixed()))
+            return (created, Date(timeIntervalSinceReferenceDate: Double(bitPattern: reader.fixed())))
+        }
+        let unitsPerSecond = form == 1 ? 1.0 : 1000.0
+        let start = reader.varint()
+        let end = start + reader.varint()
+        return (Date(timeIntervalSinceReferenceDate: Double(start) / unitsPerSecond),
+                Date(timeIntervalSinceReferenceDate: Double(end) / unitsPerSecond))
+    }
+
+    /// `seconds` as a whole count of units when that count, divided back, gives exactly the same bits.
+    private static func whole(_ seconds: Double, _ unitsPerSecond: Double) -> UInt64? {
+        let units = (seconds * unitsPerSecond).rounded()
+        guard units >= 0, units < 9_007_199_254_740_992, (units / unitsPerSecond).bitPattern == seconds.bitPattern else { return nil }
+        return UInt64(units)
     }
 }
 
@@ -257,6 +320,13 @@ struct PackedReader {
 
     mutating func string() -> String {
         string(length: Int(varint()))
+    }
+
+    /// A string written by `PackedLinkRecord.writeSymbol`.
+    mutating func symbol(_ symbols: PackedSymbols) -> String {
+        let value = varint()
+        if value & 1 == 1 { return symbols.string(at: Int(value >> 1)) }
+        return string(length: Int(value >> 1))
     }
 
     mutating func string(length: Int) -> String {
