@@ -1,5 +1,7 @@
 import Foundation
+import GRDB
 import LinkStore
+import LinkdTestSupport
 import Testing
 
 /// Campaign and referrer labels (normalised and capped before they are counted) and their rows in both stores: the
@@ -106,6 +108,58 @@ struct ShareSourceTests {
         #expect(campaigns[ShareSource.other] == 1 && campaigns["late||"] == nil)
         #expect(campaigns.count == SourceCaps.perLinkDay + 2)
         await store.close()
+    }
+
+    @Test("an opening without campaign or referrer writes no source row: (none) is what the clicks leave, as an older linkd's (none) rows read", arguments: Backend.allCases)
+    func noneIsDerived(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        let day = StatsDay(number: 20_000), at = StatsDay(number: 20_000).start.addingTimeInterval(60)
+        let plain = String(repeating: "d", count: 32), mixed = String(repeating: "e", count: 32)
+        let buffer = ShareEventBuffer()
+        for _ in 0..<5 { buffer.record(.clickIOS, linkID: plain, app: "handz", at: at) }
+        buffer.record(.clickDesktop, linkID: mixed, app: "handz", at: at)
+        buffer.record(.clickDesktop, linkID: mixed, app: "handz", at: at, source: ShareSource(campaign: "spring||"))
+        buffer.record(.preview, linkID: mixed, app: "handz", at: at)
+        try await buffer.flush(into: store)
+        let rows = "SELECT count(*) FROM link_sources_daily WHERE value = '(none)' OR linkid = '\(plain)'"
+        let appRows = "SELECT count(*) FROM app_sources_daily WHERE value = '(none)'"
+        #expect(try Self.count(rows, at: location) == 0)
+        #expect(try Self.count(appRows, at: location) == 0)
+        let expected = [
+            plain: [SourceDimension.campaign: [ShareSource.none: 5], .referrer: [ShareSource.none: 5]],
+            mixed: [.campaign: ["spring||": 1, ShareSource.none: 1], .referrer: [ShareSource.none: 2]],
+        ]
+        for (link, counts) in expected { #expect(try await store.linkSources(linkID: link, from: day, to: day).counts == counts) }
+        let app = [SourceDimension.campaign: ["spring||": 1, ShareSource.none: 6], .referrer: [ShareSource.none: 7]]
+        #expect(try await store.appSources(app: "handz", from: day, to: day).counts == app)
+        await store.close()
+        // The rows an older linkd wrote for the same openings: the same answers, never counted twice.
+        for statement in [
+            "INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks) VALUES ('\(plain)', 20000, 'campaign', '(none)', 'handz', 5)",
+            "INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks) VALUES ('\(mixed)', 20000, 'referrer', '(none)', 'handz', 2)",
+            "INSERT INTO app_sources_daily (app, day, dimension, value, clicks) VALUES ('handz', 20000, 'campaign', '(none)', 6)",
+        ] {
+            _ = try Self.count(statement, at: location)
+        }
+        let reopened = try await location.open()
+        for (link, counts) in expected { #expect(try await reopened.linkSources(linkID: link, from: day, to: day).counts == counts) }
+        #expect(try await reopened.appSources(app: "handz", from: day, to: day).counts == app)
+        #expect(try await reopened.linkSources(linkID: plain, from: StatsDay(number: 20_001), to: StatsDay(number: 20_002)).counts.isEmpty)
+        await reopened.close()
+    }
+
+    /// Runs `sql` on the store's database directly and gives the first column of its first row (0 when none).
+    private static func count(_ sql: String, at location: StoreLocation) throws -> Int {
+        switch location.backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: location.place)
+            defer { try? queue.close() }
+            return try queue.write { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        case .postgres:
+            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
+            return Int(try TestPostgres.shared().psql(sql, database: database).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
     }
 
     @Test("rows in the store: caps across flushes, the app's rollup, after a reopen", arguments: Backend.allCases)

@@ -129,23 +129,33 @@ extension SQLiteBackend {
         }
     }
 
-    /// A link's openings by source in the range.
+    /// A link's openings by source in the range, `(none)` what its clicks leave (`SourceTotals.fillingNone`).
     public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await read { db in
-            try Self.sources(db, sql: """
+            let arguments: StatementArguments = [linkID, from.number, to.number]
+            let clicks = try Int.fetchOne(db, sql: """
+                SELECT CAST(COALESCE(\(DeferredSchema.summedClicks), 0) AS INTEGER) FROM link_stats_daily
+                WHERE linkId = ? AND day BETWEEN ? AND ?
+                """, arguments: arguments) ?? 0
+            return try Self.sources(db, sql: """
                 SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM link_sources_daily
                 WHERE linkId = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
-                """, arguments: [linkID, from.number, to.number])
+                """, arguments: arguments).fillingNone(clicks: clicks)
         }
     }
 
-    /// An app's openings by source in the range (its `app_sources_daily` rows).
+    /// An app's openings by source in the range (its `app_sources_daily` rows), `(none)` what its clicks leave.
     public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await read { db in
-            try Self.sources(db, sql: """
+            let arguments: StatementArguments = [app, from.number, to.number]
+            let clicks = try Int.fetchOne(db, sql: """
+                SELECT CAST(COALESCE(\(DeferredSchema.summedClicks), 0) AS INTEGER) FROM app_stats_daily
+                WHERE app = ? AND day BETWEEN ? AND ?
+                """, arguments: arguments) ?? 0
+            return try Self.sources(db, sql: """
                 SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM app_sources_daily
                 WHERE app = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
-                """, arguments: [app, from.number, to.number])
+                """, arguments: arguments).fillingNone(clicks: clicks)
         }
     }
 

@@ -192,25 +192,33 @@ extension PostgresBackend {
         return stored
     }
 
-    /// A link's openings by source in the range.
+    /// A link's openings by source in the range, `(none)` what its clicks leave (`SourceTotals.fillingNone`).
     public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await run("read link sources") { [client] in
+            let clicks = try await Self.clickSum(client.query("""
+                SELECT COALESCE(\(unescaped: DeferredSchema.summedClicks), 0)::bigint FROM link_stats_daily
+                WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
+                """))
             let rows = try await client.query("""
                 SELECT dimension, value, sum(clicks)::bigint FROM link_sources_daily
                 WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
                 """)
-            return try await Self.sources(rows)
+            return try await Self.sources(rows).fillingNone(clicks: clicks)
         }
     }
 
-    /// An app's openings by source in the range (its `app_sources_daily` rows).
+    /// An app's openings by source in the range (its `app_sources_daily` rows), `(none)` what its clicks leave.
     public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await run("read app sources") { [client] in
+            let clicks = try await Self.clickSum(client.query("""
+                SELECT COALESCE(\(unescaped: DeferredSchema.summedClicks), 0)::bigint FROM app_stats_daily
+                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
+                """))
             let rows = try await client.query("""
                 SELECT dimension, value, sum(clicks)::bigint FROM app_sources_daily
                 WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
                 """)
-            return try await Self.sources(rows)
+            return try await Self.sources(rows).fillingNone(clicks: clicks)
         }
     }
 
@@ -218,6 +226,13 @@ extension PostgresBackend {
         var found: [(String, String, Int)] = []
         for try await (dimension, value, clicks) in rows.decode((String, String, Int64).self) { found.append((dimension, value, Int(clicks))) }
         return SourceSchema.totals(found)
+    }
+
+    /// The one number a `sum(…)::bigint` query gives.
+    private static func clickSum(_ rows: PostgresRowSequence) async throws -> Int {
+        var total = 0
+        for try await clicks in rows.decode(Int64.self) { total = Int(clicks) }
+        return total
     }
 
     /// The statement adding `clicks` to the click totals. A click always has its date; a total without one (made

@@ -32,20 +32,22 @@ public enum ShareEvent: Sendable, CaseIterable {
 /// counters per UTC day (the `link_stats_daily` rows), and its openings per day by source (campaign and referrer).
 ///
 /// Kept small, for a buffer holds one per link opened since the last flush: the counters of the first day events
-/// fell on and its openings without campaign or referrer are fields; only other days (around midnight) and openings
-/// with a source go into dictionaries, which cost nothing while empty.
+/// fell on are fields; only other days (around midnight) and openings with a source go into dictionaries, which cost
+/// nothing while empty. An opening with neither campaign nor referrer counts no source at all: `(none)` is what a
+/// day's clicks leave once its other values are counted (`SourceTotals.fillingNone`), so it is never written.
 public struct LinkEvents: Sendable, Equatable {
     /// The link's app (a link has one; its day rows carry it).
     public var app: String
     /// People's openings of the share page, and the last of them.
     public var clicks: LinkClicks
-    /// The day of the first event counted, its counters, and its openings without a source.
+    /// The day of the first event counted and its counters.
     private var firstDay: StatsDay?
     private var firstCounts = LinkDayCounts()
-    private var firstPlainOpenings = 0
-    /// Every other day's counters, and every opening with a source (and every source a batch put back brought).
+    /// Every other day's counters.
     private var otherDays: [StatsDay: LinkDayCounts] = [:]
-    private var otherSources: [StatsDay: DaySources] = [:]
+    /// People's openings with a campaign or a referrer, per day by source (the `link_sources_daily` rows' additions,
+    /// `(none)` values aside).
+    public private(set) var sources: [StatsDay: DaySources] = [:]
 
     /// - Parameters: see the properties.
     public init(
@@ -55,7 +57,7 @@ public struct LinkEvents: Sendable, Equatable {
         self.app = app
         self.clicks = clicks
         self.otherDays = days
-        self.otherSources = sources
+        self.sources = sources
     }
 
     /// The day rows' additions.
@@ -65,25 +67,14 @@ public struct LinkEvents: Sendable, Equatable {
         return days
     }
 
-    /// People's openings per day by source (the `link_sources_daily` rows' additions).
-    public var sources: [StatsDay: DaySources] {
-        var sources = otherSources
-        if let firstDay, firstPlainOpenings > 0 { sources[firstDay, default: DaySources()].add(ShareSource(), clicks: firstPlainOpenings) }
-        return sources
-    }
-
-    /// Adds one `event` at `date`; a click also counts its `source` (none given: neither campaign nor referrer).
+    /// Adds one `event` at `date`; a click also counts its `source` when it has a campaign or a referrer.
     public mutating func count(_ event: ShareEvent, at date: Date, source: ShareSource? = nil) {
         let day = StatsDay(date)
         if firstDay == nil { firstDay = day }
         let onFirstDay = day == firstDay
         if event.isClick {
             clicks.add(LinkClicks(count: 1, lastOpened: date))
-            if onFirstDay, source == nil || source == ShareSource() {
-                firstPlainOpenings += 1
-            } else {
-                otherSources[day, default: DaySources()].add(source ?? ShareSource())
-            }
+            if let source, source != ShareSource() { sources[day, default: DaySources()].add(source) }
         }
         if onFirstDay { firstCounts.count(event) } else { otherDays[day, default: LinkDayCounts()].count(event) }
     }
@@ -92,7 +83,7 @@ public struct LinkEvents: Sendable, Equatable {
     public mutating func add(_ other: LinkEvents) {
         clicks.add(other.clicks)
         for (day, counts) in other.days { otherDays[day, default: LinkDayCounts()].add(counts) }
-        for (day, counts) in other.sources { otherSources[day, default: DaySources()].add(counts) }
+        for (day, counts) in other.sources { sources[day, default: DaySources()].add(counts) }
     }
 
     /// Equal when they count the same: app, clicks, day rows and sources (however they are held).
@@ -145,13 +136,13 @@ public struct ShareEventBatch: Sendable, Equatable {
         }
     }
 
-    /// The source rows to add, in key order (link id, day, dimension, value).
+    /// The source rows to add, in key order (link id, day, dimension, value); `(none)` is never written (`LinkEvents`).
     public var sourceRows: [(key: SourceRowKey, clicks: Int)] {
         var rows: [(key: SourceRowKey, clicks: Int)] = []
         for (id, events) in links.sorted(by: { $0.key < $1.key }) {
             for (day, sources) in events.sources.sorted(by: { $0.key < $1.key }) {
                 for (dimension, values) in sources.counts.sorted(by: { $0.key < $1.key }) {
-                    for (value, clicks) in values.sorted(by: { $0.key < $1.key }) where clicks > 0 {
+                    for (value, clicks) in values.sorted(by: { $0.key < $1.key }) where clicks > 0 && value != ShareSource.none {
                         rows.append((SourceRowKey(linkID: id, app: events.app, day: day, dimension: dimension, value: value), clicks))
                     }
                 }

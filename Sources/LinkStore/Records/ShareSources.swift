@@ -254,4 +254,19 @@ public struct SourceTotals: Sendable, Equatable {
 
     /// - Parameters: see the properties.
     public init(counts: [SourceDimension: [String: Int]] = [:]) { self.counts = counts }
+
+    /// These counts with each dimension's `(none)` made what `clicks` (the openings in the same range) leave after
+    /// its other values: an opening without a source writes no row (`LinkEvents`), and a `(none)` row stored by an
+    /// older linkd is replaced by the same figure.
+    func fillingNone(clicks: Int) -> SourceTotals {
+        var filled = self
+        for dimension in SourceDimension.allCases {
+            var values = counts[dimension] ?? [:]
+            values[ShareSource.none] = nil
+            let none = clicks - values.values.reduce(0, +)
+            if none > 0 { values[ShareSource.none] = none }
+            filled.counts[dimension] = values.isEmpty ? nil : values
+        }
+        return filled
+    }
 }
