@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Hot-path reads (`cachedLink`, `isRevoked`, `revocations`) answer from memory; everything else may touch the
 /// database and is `async`. The memory is kept here once, for every backend:
-/// - a `LinkCache` of link records, bounded by records and by bytes (records packed, about 100 bytes each), found by
+/// - a `LinkCache` of link records, bounded by records and by bytes (records packed, about 70 bytes each), found by
 ///   id or short id: a record is cached on its first read (`link(id:)`), not on create (most links are opened
 ///   rarely or never), and — for the daemon — the store's active links are put in at open, in the background,
 ///   newest first, until it is nine tenths full (`warmLinkCache`); a revocation or a deletion caches the updated

@@ -1,12 +1,12 @@
 import Synchronization
 
-/// A cache of link records sized by memory: each record packed into about 100 bytes (`PackedLinkRecord`) in an
+/// A cache of link records sized by memory: each record packed into about 70 bytes (`PackedLinkRecord`) in an
 /// arena of segments (`RecordArena`), found by its id or its short id through two open-addressing indexes
 /// (`SlotTable`, 8 bytes a slot). At most `maxBytes` (arena and indexes together) and `capacity` records.
 ///
 /// When a bound is passed, the oldest segment is dropped whole, its records with it; a record read from the oldest
 /// quarter of the segments is first copied to the newest, so links still opened stay — an LRU approximation with
-/// no per-entry list. A million typical links take about 130 MB.
+/// no per-entry list. A million typical links take about 101 MiB.
 ///
 /// `fill` puts in records read in bulk (the warm-up at start: `StoreFront.warmLinkCache`) without evicting any,
 /// and only when nothing was removed since the read began (`removalMark`), so a revocation or deletion that another

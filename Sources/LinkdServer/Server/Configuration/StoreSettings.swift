@@ -14,7 +14,7 @@ public struct StoreSettings: ConfigurationSection {
     /// `syncIntervalSeconds` (0.05–60): how often an instance on a shared store polls the change feed besides
     /// LISTEN/NOTIFY; a revocation or key change made elsewhere is in force here within this plus 1 s.
     public var syncIntervalSeconds = 2.0
-    /// `linkCacheCapacity`: the most link records kept in memory (packed, about 100 bytes each with their indexes'
+    /// `linkCacheCapacity`: the most link records kept in memory (packed, about 105 bytes each with their indexes'
     /// share); `linkCacheMegabytes` usually binds first.
     public var linkCacheCapacity = 2_000_000
     /// `linkCacheMegabytes` (1–65536): the most memory the link cache takes, records and indexes together (128 MiB
