@@ -33,6 +33,21 @@ struct ShareEventBufferTests {
         ])
     }
 
+    @Test("day counters add field by field and are zero only when every field is: each stored column counts")
+    func dayCountsArithmetic() {
+        let columns = LinkDayCounts.columns.count
+        let counts = LinkDayCounts(values: Array(1...columns))
+        var doubled = counts
+        doubled.add(counts)
+        #expect(doubled.values == (1...columns).map { $0 * 2 })
+        #expect(LinkDayCounts().isZero)
+        for column in 0..<columns {
+            var one = Array(repeating: 0, count: columns)
+            one[column] = 1
+            #expect(!LinkDayCounts(values: one).isZero, "column \(LinkDayCounts.columns[column])")
+        }
+    }
+
     @Test("a link's events count the same however they are held: across midnight, with and without sources, merged")
     func eventsAcrossDaysAndSources() {
         let day1 = StatsDay(number: 20_000), day2 = StatsDay(number: 20_001)

@@ -99,14 +99,14 @@ extension SQLiteBackend {
     public func addShareEvents(_ batch: ShareEventBatch) async throws {
         guard !batch.isEmpty else { return }
         try await write { db in
-            let clicks = try db.cachedStatement(sql: """
+            let clicks = try DirectStatement(db, sql: """
                 INSERT INTO clicks (linkId, count, lastOpened) VALUES (?, ?, ?)
                 ON CONFLICT(linkId) DO UPDATE SET count = count + excluded.count,
                 lastOpened = MAX(COALESCE(lastOpened, excluded.lastOpened), COALESCE(excluded.lastOpened, lastOpened))
                 """)
             for chunk in batch.chunks() {
                 for (id, click) in chunk.clickTotals {
-                    try clicks.execute(arguments: [id, click.count, click.lastOpened.map(StoredDate.text)])
+                    try clicks.run { $0.add(id); $0.add(click.count); $0.add(click.lastOpened.map(StoredDate.text)) }
                 }
                 let dayRows = chunk.dayRows
                 try Self.add(dayRows, db)
@@ -121,8 +121,8 @@ extension SQLiteBackend {
     private static func updateDayTops(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
         let clicked = rows.filter { $0.counts.clicks > 0 }
         guard !clicked.isEmpty else { return }
-        let upsert = try db.cachedStatement(sql: TopDaily.sqliteUpsert)
-        for (key, _) in clicked { try upsert.execute(arguments: [key.linkID, key.day.number]) }
+        let upsert = try DirectStatement(db, sql: TopDaily.sqliteUpsert)
+        for (key, _) in clicked { try upsert.run { $0.add(key.linkID); $0.add(key.day.number) } }
         let trim = try db.cachedStatement(sql: TopDaily.sqliteTrim)
         for appDay in Set(clicked.map { StatsRollups.AppDay(app: $0.key.app, day: $0.key.day.number) }).sorted() {
             try trim.execute(arguments: [appDay.app, appDay.day])
@@ -235,26 +235,26 @@ extension SQLiteBackend {
     /// Adds day rows and the same counters to their rollups (`StatsRollups`), in the caller's transaction.
     private static func add(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
         let placeholders = Array(repeating: "?", count: LinkDayCounts.columns.count).joined(separator: ", ")
-        let daily = try db.cachedStatement(sql: """
+        let daily = try DirectStatement(db, sql: """
             INSERT INTO link_stats_daily (linkId, day, app, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
             \(DeferredSchema.addOnConflict)
             """)
         for (key, value) in rows where !value.isZero {
-            try daily.execute(arguments: [key.linkID, key.day.number, key.app] + StatementArguments(value.values))
+            try daily.run { $0.add(key.linkID); $0.add(key.day.number); $0.add(key.app); $0.add(value) }
         }
-        let appDaily = try db.cachedStatement(sql: """
+        let appDaily = try DirectStatement(db, sql: """
             INSERT INTO app_stats_daily (app, day, \(DeferredSchema.counters)) VALUES (?, ?, \(placeholders))
             \(StatsRollups.addOnConflict(table: "app_stats_daily", key: StatsRollups.appDayKey))
             """)
         for row in StatsRollups.appDays(rows) {
-            try appDaily.execute(arguments: [row.app, row.day] + StatementArguments(row.counts.values))
+            try appDaily.run { $0.add(row.app); $0.add(row.day); $0.add(row.counts) }
         }
-        let monthly = try db.cachedStatement(sql: """
+        let monthly = try DirectStatement(db, sql: """
             INSERT INTO link_stats_monthly (app, month, linkId, \(DeferredSchema.counters)) VALUES (?, ?, ?, \(placeholders))
             \(StatsRollups.addOnConflict(table: "link_stats_monthly", key: StatsRollups.linkMonthKey))
             """)
         for (key, value) in StatsRollups.linkMonths(rows) {
-            try monthly.execute(arguments: [key.app, key.day.number, key.linkID] + StatementArguments(value.values))
+            try monthly.run { $0.add(key.app); $0.add(key.day.number); $0.add(key.linkID); $0.add(value) }
         }
     }
 

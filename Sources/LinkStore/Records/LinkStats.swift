@@ -48,7 +48,16 @@ public struct LinkDayCounts: Sendable, Equatable {
 
     /// Every counter in the stored column order (`columns`).
     public var values: [Int] {
-        [clicksIOS, clicksAndroid, clicksDesktop, previews, installsIOS, installsAndroid, claimsMade, claimsClaimed, claimsExpired]
+        var values: [Int] = []
+        values.reserveCapacity(Self.columns.count)
+        forEachValue { values.append($0) }
+        return values
+    }
+
+    /// Calls `body` with every counter in the stored column order (`columns`), making no array.
+    public func forEachValue(_ body: (Int) -> Void) {
+        body(clicksIOS); body(clicksAndroid); body(clicksDesktop); body(previews); body(installsIOS); body(installsAndroid)
+        body(claimsMade); body(claimsClaimed); body(claimsExpired)
     }
 
     /// Counters from values in `columns` order (missing ones zero).
@@ -69,11 +78,13 @@ public struct LinkDayCounts: Sendable, Equatable {
     /// Store redirects on both platforms.
     public var installs: Int { installsIOS + installsAndroid }
     /// Whether every counter is zero.
-    public var isZero: Bool { values.allSatisfy { $0 == 0 } }
+    public var isZero: Bool { self == LinkDayCounts() }
 
-    /// Adds `other`'s counters.
+    /// Adds `other`'s counters (field by field: a flush adds a pair per link, and arrays would allocate for each).
     public mutating func add(_ other: LinkDayCounts) {
-        self = LinkDayCounts(values: zip(values, other.values).map { $0 + $1 })
+        clicksIOS += other.clicksIOS; clicksAndroid += other.clicksAndroid; clicksDesktop += other.clicksDesktop
+        previews += other.previews; installsIOS += other.installsIOS; installsAndroid += other.installsAndroid
+        claimsMade += other.claimsMade; claimsClaimed += other.claimsClaimed; claimsExpired += other.claimsExpired
     }
 }
 

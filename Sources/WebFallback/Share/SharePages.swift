@@ -192,26 +192,51 @@ struct RenderedPageKey: Hashable, Sendable {
     let client: UserAgentKind
 }
 
-/// Rendered landing pages by token and client kind, each with the time it was made; bounded (starts over when full).
+/// Rendered landing pages by token and client kind, each with the time it was made, in two generations of at most
+/// half `capacity` each: when the newer is full it becomes the older, and the older is dropped. A page found in the
+/// older generation moves to the newer, so a link opened again and again keeps its page however many links are
+/// opened once beside it (a crawler, the long tail); emptying the whole cache when full lost the popular pages too.
 final class RenderedPages<Page: Sendable>: Sendable {
-    private let entries = Mutex<[RenderedPageKey: (made: ContinuousClock.Instant, page: Page)]>([:])
+    private struct Entry {
+        let made: ContinuousClock.Instant
+        let page: Page
+    }
+
+    private struct Generations {
+        var newer: [RenderedPageKey: Entry] = [:]
+        var older: [RenderedPageKey: Entry] = [:]
+    }
+
+    private let generations = Mutex(Generations())
     let capacity: Int
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int) { self.capacity = max(2, capacity) }
 
     /// The page made for `key` less than `maxAge` seconds ago.
     func page(for key: RenderedPageKey, maxAge: Double) -> Page? {
-        entries.withLock { entries in
-            guard let entry = entries[key], ContinuousClock.now - entry.made < .milliseconds(Int(maxAge * 1000)) else { return nil }
+        let now = ContinuousClock.now, maxAge = Duration.milliseconds(Int(maxAge * 1000))
+        return generations.withLock { generations in
+            if let entry = generations.newer[key] { return now - entry.made < maxAge ? entry.page : nil }
+            guard let entry = generations.older.removeValue(forKey: key), now - entry.made < maxAge else { return nil }
+            Self.insert(entry, for: key, into: &generations, capacity: capacity)
             return entry.page
         }
     }
 
-    /// Keeps `page` for `key` (the whole cache starts over when it is full).
+    /// Keeps `page` for `key`.
     func store(_ page: Page, for key: RenderedPageKey) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = (ContinuousClock.now, page)
+        let entry = Entry(made: ContinuousClock.now, page: page)
+        generations.withLock { Self.insert(entry, for: key, into: &$0, capacity: capacity) }
+    }
+
+    /// How many pages are kept.
+    var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
+
+    private static func insert(_ entry: Entry, for key: RenderedPageKey, into generations: inout Generations, capacity: Int) {
+        if generations.newer[key] == nil, generations.newer.count >= capacity / 2 {
+            generations.older = generations.newer
+            generations.newer = Dictionary(minimumCapacity: capacity / 2)
         }
+        generations.newer[key] = entry
     }
 }
