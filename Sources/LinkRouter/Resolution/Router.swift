@@ -309,13 +309,21 @@ public final class Router: Sendable {
 
     /// The public share URL for a token: `https://<first share host><share path with the token>`.
     public func shareURL(app: String, token: String) -> String? {
-        shareURLs(app: app, token: token).first?.url
+        guard let manifest = apps[app]?.manifest, let host = manifest.shareHosts.first, let path = sharePath(manifest, token: token)
+        else { return nil }
+        return "https://\(host)/\(path)"
     }
 
     /// The share URLs of a token, one per host its app's share path is served on (`AppManifest.shareHosts`), the
     /// first share host first; empty when the app has no share section.
     public func shareURLs(app: String, token: String) -> [(host: String, url: String)] {
-        guard let manifest = apps[app]?.manifest, let share = manifest.share else { return [] }
+        guard let manifest = apps[app]?.manifest, let path = sharePath(manifest, token: token) else { return [] }
+        return manifest.shareHosts.map { (host: $0, url: "https://\($0)/\(path)") }
+    }
+
+    /// The app's share path with `token` in place of `:token`, without its leading `/`; nil without a share section.
+    private func sharePath(_ manifest: AppManifest, token: String) -> String? {
+        guard let share = manifest.share else { return nil }
         // A token or short id is base64url or base62: nothing to escape (the common case, without Foundation's
         // CharacterSet, which was a twentieth of a link creation's CPU).
         let plain = token.utf8.allSatisfy { byte in
@@ -323,8 +331,11 @@ public final class Router: Sendable {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
         let encoded = plain ? token : token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
-        let path = share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
-        return manifest.shareHosts.map { (host: $0, url: "https://\($0)/\(path)") }
+        if share.path == Self.defaultSharePath { return "s/" + encoded }
+        return share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
     }
+
+    /// The share path most apps use.
+    private static let defaultSharePath = "/s/:token"
 
 }

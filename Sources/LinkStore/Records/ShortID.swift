@@ -19,8 +19,17 @@ public enum ShortID {
 
     /// Whether `text` has a short id's shape: exactly `length` ASCII letters and digits.
     public static func isShape(_ text: some StringProtocol) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-        }
+        text.utf8.count == length && text.utf8.allSatisfy(isShapeByte)
+    }
+
+    /// `isShape` for a `String`, over its contiguous UTF-8 (every share request asks; the generic form is not
+    /// specialised across modules).
+    public static func isShape(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.count == length && $0.allSatisfy(isShapeByte) }
+    }
+
+    private static func isShapeByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 }

@@ -47,6 +47,11 @@ package struct ReadyResponse: Sendable {
         self.wirePrefix = wirePrefix
     }
 
+    /// This response's status and header fields (their encoded bytes shared) with another body.
+    package func replacingBody(_ body: ByteBuffer) -> ReadyResponse {
+        ReadyResponse(status: status, headers: headers, body: body, wirePrefix: wirePrefix)
+    }
+
     /// As a Hummingbird response.
     package var response: Response {
         Response(status: status, headers: headers, body: .init(byteBuffer: body))

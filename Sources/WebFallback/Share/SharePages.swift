@@ -174,7 +174,8 @@ public final class SharePages<Page: Sendable>: Sendable {
     /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
     /// router resolves like the https link.
     static func customSchemeURL(_ manifest: AppManifest, shareURL: String) -> String? {
-        guard let scheme = manifest.schemes.first, let path = URLComponents(string: shareURL)?.percentEncodedPath else { return nil }
+        // The share URL is the router's own (`https://host/path`): its path as written, read as bytes.
+        guard let scheme = manifest.schemes.first, let (path, _) = LongLink.pathAndQuery(shareURL) else { return nil }
         return "\(scheme):/" + path
     }
 
