@@ -90,7 +90,7 @@ extension LinkService {
         _ query: ShareLinkQuery, now: Date, verified: inout VerifiedTokens, recordFirst: Bool = false, onMiss: (String) -> Void
     ) -> LinkStatus {
         switch memoryStatus(token: query.token, app: query.app, now: now, verified: &verified, recordFirst: recordFirst) {
-        case .decided(let status): return status
+        case .decided(let status, _): return status
         case .needsRecord(let id):
             onMiss(id)
             return .unknown

@@ -32,17 +32,17 @@ extension LinkService {
     /// `shareStatus` decided from memory; nil when a link record must be read first.
     func shareStatusInMemory(
         token: String, host: String?, now: Date = Date(), verified: inout VerifiedTokens
-    ) -> (app: String?, status: LinkStatus)? {
-        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown) }
+    ) -> (app: String?, status: LinkStatus, record: LinkRecord?)? {
+        guard token.utf8.count <= Self.maxTokenBytes else { return (nil, .unknown, nil) }
         let stated = StatedLink(token: token, store: store)
         for app in candidates(host: host, cached: stated?.record) {
             switch memoryStatus(token: token, app: app, now: now, verified: &verified, stated: stated) {
-            case .decided(.unknown): continue
-            case .decided(let status): return (app, status)
+            case .decided(.unknown, _): continue
+            case .decided(let status, let record): return (app, status, record)
             case .needsRecord: return nil
             }
         }
-        return (nil, .unknown)
+        return (nil, .unknown, nil)
     }
 
     /// The apps whose keys a token on `host` is checked with, in turn: the app whose share host it is; on a host no

@@ -155,10 +155,14 @@ final class LinkService: Sendable {
 
     // MARK: Token status
 
-    /// A token's status from memory, or the id of the link record that must be loaded first.
+    /// A token's status from memory (with the link's record when it was read: the share page shows its title and
+    /// counts its campaign without a second lookup), or the id of the link record that must be loaded first.
     enum MemoryVerdict {
-        case decided(LinkStatus)
+        case decided(LinkStatus, record: LinkRecord?)
         case needsRecord(String)
+
+        /// A status decided without a record.
+        static func decided(_ status: LinkStatus) -> MemoryVerdict { .decided(status, record: nil) }
     }
 
     /// What a token's header states before its signature is checked: the link it names, and that link's record
@@ -213,7 +217,7 @@ final class LinkService: Sendable {
             return .decided(.unavailable(linkID: id, reason: .revoked))
         }
         guard let record = stated?.record ?? store.cachedLink(id: id) else { return .needsRecord(id) }
-        return .decided(Self.status(of: record, generation: Int(claims.generation), app: app, now: now, router: router))
+        return .decided(Self.status(of: record, generation: Int(claims.generation), app: app, now: now, router: router), record: record)
     }
 
     /// A short id's status from memory: its link's cached record judged as a token of the record's own generation
@@ -229,7 +233,7 @@ final class LinkService: Sendable {
             if store.isRevoked(linkID: record.id, generation: UInt32(clamping: record.generation)) {
                 return .decided(.unavailable(linkID: record.id, reason: .revoked))
             }
-            return .decided(Self.status(of: record, generation: record.generation, app: app, now: now, router: router))
+            return .decided(Self.status(of: record, generation: record.generation, app: app, now: now, router: router), record: record)
         }
     }
 
@@ -249,10 +253,10 @@ final class LinkService: Sendable {
     /// token `unknown` for this request (never an error page); the cache is retried next time.
     func status(token: String, app: String, now: Date, verified: inout VerifiedTokens) async -> LinkStatus {
         switch memoryStatus(token: token, app: app, now: now, verified: &verified) {
-        case .decided(let status): return status
+        case .decided(let status, _): return status
         case .needsRecord(let key):
             await load(key)
-            if case .decided(let status) = memoryStatus(token: token, app: app, now: now, verified: &verified) { return status }
+            if case .decided(let status, _) = memoryStatus(token: token, app: app, now: now, verified: &verified) { return status }
             return .unknown
         }
     }

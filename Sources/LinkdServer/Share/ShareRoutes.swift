@@ -80,18 +80,19 @@ final class ShareRoutes: Sendable {
     private func pageInMemory(
         token: String, host: String?, userAgent: String?, origin: ShareOrigin, countsClick: Bool, verified: inout VerifiedTokens
     ) -> ReadyResponse? {
-        guard let (app, status) = links.shareStatusInMemory(token: token, host: host, verified: &verified) else { return nil }
+        guard let (app, status, record) = links.shareStatusInMemory(token: token, host: host, verified: &verified) else { return nil }
         return page(
             app: app, status: status, token: token, host: host, userAgent: userAgent, origin: origin, afterFetch: false,
-            countsClick: countsClick, pages: apps.snapshot.sharePages)
+            countsClick: countsClick, pages: apps.snapshot.sharePages, record: record)
     }
 
     /// The page for a decided status; counts the verdict and, for a landing page shown to a person, the click.
     /// An unknown token gets the 404 page of the app `host` names (`SharePages.unknownPage(host:)`). A link whose
     /// origin says its item is gone gets the 410 page, counts as `deleted`, and is reported to `deletions`.
+    /// `record` is the link's record when the status was decided from it (else it is read from the cache).
     private func page(
         app: String?, status: LinkStatus, token: String, host: String?, userAgent: String?, origin: ShareOrigin, afterFetch: Bool,
-        countsClick: Bool, pages: SharePages<ReadyResponse>
+        countsClick: Bool, pages: SharePages<ReadyResponse>, record: LinkRecord? = nil
     ) -> ReadyResponse? {
         let page: ReadyResponse
         switch status {
@@ -101,7 +102,7 @@ final class ShareRoutes: Sendable {
                 break
             }
             let client = UserAgentKind(userAgent: userAgent)
-            let record = links.store.cachedLink(id: target.linkID)
+            let record = record?.id == target.linkID ? record : links.store.cachedLink(id: target.linkID)
             guard let landing = pages.landing(
                 app: app, token: token, target: target, title: record?.title, client: client, afterFetch: afterFetch)
             else { return nil }
