@@ -9,6 +9,7 @@
 # `uniform-rps N` with their p99 and the resident size after each, their ratios to the cached figure, and the daemon's
 # resident size after the runs (`rss-mb N`).
 # Usage: scripts/million-bench.sh [SECONDS]   LINKS=… LINKD_BIN=… (default .build/release/linkd, built first)
+#   EXTRA_CONF='key: value\n…' prepends configuration lines (e.g. 'linkCacheMegabytes: 200\n', 'clickFlushSeconds: 1\n').
 #   PERF_OUT=FILE [PERF_MODE=uniform]: a CPU profile of the daemon (perf record -g) during that mode's run, for
 #   `perf report -i FILE` (needs linux-perf).
 set -euo pipefail
@@ -24,7 +25,7 @@ work=$(mktemp -d /tmp/linkd-million.XXXXXX)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -m 700 "$work/data"
-printf 'port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: 1\ndataDir: %s\n' "$work/data" >"$work/linkd.yaml"
+printf "${EXTRA_CONF:-}port: 0\nrateLimitPerSecond: 0\nlogLevel: warning\neventLoopThreads: 1\ndataDir: %s\n" "$work/data" >"$work/linkd.yaml"
 
 start() {
   "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>&1 &
