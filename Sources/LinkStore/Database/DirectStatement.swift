@@ -45,7 +45,7 @@ struct DirectBindings {
     /// Binds text (its UTF-8 copied by SQLite), or NULL for nil.
     mutating func add(_ value: String?) {
         if let value {
-            value.withCString { sqlite3_bind_text(handle, index, $0, Int32(value.utf8.count), Self.transient) }
+            _ = value.withCString { sqlite3_bind_text(handle, index, $0, Int32(value.utf8.count), Self.transient) }
         } else {
             sqlite3_bind_null(handle, index)
         }
