@@ -149,6 +149,31 @@ struct ShareSourceTests {
         await reopened.close()
     }
 
+    @Test("a flush whose day-row write fails inside SQLite throws, writes nothing, and the next flush writes it all once")
+    func failedWriteKeepsEvents() async throws {
+        let location = try StoreLocation(.sqlite)
+        let store = try await location.open()
+        let day = StatsDay(number: 20_000), at = StatsDay(number: 20_000).start.addingTimeInterval(60)
+        let link = String(repeating: "f", count: 32)
+        // A trigger makes SQLite refuse the day row, as a full disk or a corrupt page would: the error comes from the
+        // statement bound through SQLite's C API (`DirectStatement`), after the click total was written.
+        _ = try Self.count(
+            "CREATE TRIGGER refuse_day BEFORE INSERT ON link_stats_daily BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
+            at: location)
+        let buffer = ShareEventBuffer()
+        for _ in 0..<3 { buffer.record(.clickIOS, linkID: link, app: "handz", at: at, source: ShareSource(campaign: "spring||")) }
+        let error = await #expect(throws: (any Error).self) { try await buffer.flush(into: store) }
+        #expect("\(error.map { String(describing: $0) } ?? "")".contains("refused by test"), "SQLite's own message")
+        #expect(buffer.pendingClicks(linkID: link).count == 3, "the batch is put back")
+        #expect(try await store.clicks(linkID: link).count == 0, "the click total rolled back with the transaction")
+        _ = try Self.count("DROP TRIGGER refuse_day", at: location)
+        try await buffer.flush(into: store)
+        #expect(try await store.clicks(linkID: link).count == 3)
+        #expect(try await store.linkStats(linkID: link, from: day, to: day).first?.1.clicksIOS == 3)
+        #expect(try await store.linkSources(linkID: link, from: day, to: day).counts[.campaign] == ["spring||": 3])
+        await store.close()
+    }
+
     /// Runs `sql` on the store's database directly and gives the first column of its first row (0 when none).
     private static func count(_ sql: String, at location: StoreLocation) throws -> Int {
         switch location.backend {
