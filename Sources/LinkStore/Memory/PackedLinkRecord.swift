@@ -1,7 +1,7 @@
 import Foundation
 
-/// A link record as bytes, as `LinkCache` keeps it: about 80 bytes for a typical link, against some 500 for a
-/// `LinkRecord` with its strings and dictionary, so a cache of a given size holds six times the links.
+/// A link record as bytes, as `LinkCache` keeps it: about 70 bytes for a typical link, against some 500 for a
+/// `LinkRecord` with its strings and dictionary, so a cache of a given size holds seven times the links.
 ///
 /// Layout: `length` (UInt16, the whole record), the id (`PackedKey`: a 32-character lowercase hex id as its 16
 /// bytes, any other as its UTF-8), the short id (its length, 0 for none, then its bytes), then the body: status,
