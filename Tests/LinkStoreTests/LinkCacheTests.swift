@@ -61,6 +61,14 @@ struct LinkCacheTests {
             (1_700_000_000, 2_000_000_000), (1_700_000_000.123, 1_700_000_000.124), (1_700_000_000.5, 1_700_000_000.25),
             (978_307_200, 978_307_200), (978_307_199.999, 4_102_444_800), (1_700_000_000.1234, 1_800_000_000),
         ]
+        // The reference date itself as -0.0 and +0.0: both come back with their sign.
+        for (n, zero) in [-0.0, 0.0].enumerated() {
+            let record = LinkRecord(
+                id: Self.hexID(90_000 + n), app: "coin", route: "Canvas", params: [:], owner: nil, title: nil,
+                created: Date(timeIntervalSinceReferenceDate: zero), expires: Date(timeIntervalSinceReferenceDate: 60))
+            cache.put(record)
+            #expect(cache.get(record.id)?.created.timeIntervalSinceReferenceDate.bitPattern == zero.bitPattern)
+        }
         var records: [LinkRecord] = []
         // 5,000 distinct routes and param names: past the 4,096 strings shared, the rest are written in the record.
         for n in 0..<5_000 {

@@ -201,7 +201,9 @@ struct PackedDates {
     /// `seconds` as a whole count of units when that count, divided back, gives exactly the same bits.
     private static func whole(_ seconds: Double, _ unitsPerSecond: Double) -> UInt64? {
         let units = (seconds * unitsPerSecond).rounded()
-        guard units >= 0, units < 9_007_199_254_740_992, (units / unitsPerSecond).bitPattern == seconds.bitPattern else { return nil }
+        // `seconds.sign`: -0.0 counts as 0 units but would come back as +0.0.
+        guard seconds.sign == .plus, units < 9_007_199_254_740_992, (units / unitsPerSecond).bitPattern == seconds.bitPattern
+        else { return nil }
         return UInt64(units)
     }
 }
