@@ -59,8 +59,8 @@ public enum LongLink {
     /// first `://`, then the fragment cut at the first `#`, the query after the first `?`, the path from the first `/`.
     public static func pathAndQuery(_ url: String) -> (path: Substring, query: Substring?)? {
         let bytes = url.utf8
-        guard let separator = schemeSeparator(bytes), isWebScheme(bytes[..<separator]) else { return nil }
-        var rest = Substring(bytes[bytes.index(separator, offsetBy: 3)...])
+        guard let separator = bytes.firstRange(of: "://".utf8), isWebScheme(bytes[..<separator.lowerBound]) else { return nil }
+        var rest = Substring(bytes[separator.upperBound...])
         if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
         var query: Substring?
         if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
@@ -69,17 +69,6 @@ public enum LongLink {
         }
         guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return ("", query) }
         return (rest[slash...], query)
-    }
-
-    /// Where the first `://` starts.
-    private static func schemeSeparator(_ bytes: String.UTF8View) -> String.Index? {
-        var index = bytes.startIndex
-        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
-            let rest = bytes[bytes.index(after: colon)...]
-            if rest.starts(with: "//".utf8) { return colon }
-            index = bytes.index(after: colon)
-        }
-        return nil
     }
 
     /// `http` or `https`, in any case.

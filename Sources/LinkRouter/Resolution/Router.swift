@@ -21,6 +21,8 @@ public final class Router: Sendable {
         let routes: [String: CompiledRoute]
         /// The share hosts (empty: any host of the app).
         let shareHosts: Set<String>
+        /// The share path's segments (`/s/:token` → `s`, `:token`), split once; nil without a share section.
+        let sharePathSegments: [String]?
 
         init(manifest: AppManifest, matcher: RouteMatcher) {
             self.manifest = manifest
@@ -28,6 +30,7 @@ public final class Router: Sendable {
             let hidden = Set(manifest.tabBarHiddenFor)
             self.hidden = hidden
             self.shareHosts = Set(manifest.share?.hosts ?? [])
+            self.sharePathSegments = manifest.share.map { $0.path.split(separator: "/").map(String.init) }
             var routes: [String: CompiledRoute] = [:]
             for (id, route) in manifest.routes {
                 let placements = manifest.states.map { state in
@@ -309,7 +312,7 @@ public final class Router: Sendable {
 
     /// The public share URL for a token: `https://<first share host><share path with the token>`.
     public func shareURL(app: String, token: String) -> String? {
-        guard let manifest = apps[app]?.manifest, let host = manifest.shareHosts.first, let path = sharePath(manifest, token: token)
+        guard let compiled = apps[app], let host = compiled.manifest.shareHosts.first, let path = sharePath(compiled, token: token)
         else { return nil }
         return "https://\(host)/\(path)"
     }
@@ -317,13 +320,13 @@ public final class Router: Sendable {
     /// The share URLs of a token, one per host its app's share path is served on (`AppManifest.shareHosts`), the
     /// first share host first; empty when the app has no share section.
     public func shareURLs(app: String, token: String) -> [(host: String, url: String)] {
-        guard let manifest = apps[app]?.manifest, let path = sharePath(manifest, token: token) else { return [] }
-        return manifest.shareHosts.map { (host: $0, url: "https://\($0)/\(path)") }
+        guard let compiled = apps[app], let path = sharePath(compiled, token: token) else { return [] }
+        return compiled.manifest.shareHosts.map { (host: $0, url: "https://\($0)/\(path)") }
     }
 
     /// The app's share path with `token` in place of `:token`, without its leading `/`; nil without a share section.
-    private func sharePath(_ manifest: AppManifest, token: String) -> String? {
-        guard let share = manifest.share else { return nil }
+    private func sharePath(_ compiled: Compiled, token: String) -> String? {
+        guard let segments = compiled.sharePathSegments else { return nil }
         // A token or short id is base64url or base62: nothing to escape (the common case, without Foundation's
         // CharacterSet, which was a twentieth of a link creation's CPU).
         let plain = token.utf8.allSatisfy { byte in
@@ -331,11 +334,12 @@ public final class Router: Sendable {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
         let encoded = plain ? token : token.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? token
-        if share.path == Self.defaultSharePath { return "s/" + encoded }
-        return share.path.split(separator: "/").map { $0 == ":token" ? encoded : String($0) }.joined(separator: "/")
+        var path = ""
+        for (index, segment) in segments.enumerated() {
+            if index > 0 { path += "/" }
+            path += segment == ":token" ? encoded : segment
+        }
+        return path
     }
-
-    /// The share path most apps use.
-    private static let defaultSharePath = "/s/:token"
 
 }

@@ -132,35 +132,32 @@ extension SQLiteBackend {
     /// A link's openings by source in the range, `(none)` what its clicks leave (`SourceTotals.fillingNone`).
     public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await read { db in
-            let arguments: StatementArguments = [linkID, from.number, to.number]
-            let clicks = try Int.fetchOne(db, sql: """
-                SELECT CAST(COALESCE(\(DeferredSchema.summedClicks), 0) AS INTEGER) FROM link_stats_daily
-                WHERE linkId = ? AND day BETWEEN ? AND ?
-                """, arguments: arguments) ?? 0
-            return try Self.sources(db, sql: """
-                SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM link_sources_daily
-                WHERE linkId = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
-                """, arguments: arguments).fillingNone(clicks: clicks)
+            try Self.sources(db, owner: "linkId", of: linkID, days: "link_stats_daily", sources: "link_sources_daily", from: from, to: to)
         }
     }
 
     /// An app's openings by source in the range (its `app_sources_daily` rows), `(none)` what its clicks leave.
     public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await read { db in
-            let arguments: StatementArguments = [app, from.number, to.number]
-            let clicks = try Int.fetchOne(db, sql: """
-                SELECT CAST(COALESCE(\(DeferredSchema.summedClicks), 0) AS INTEGER) FROM app_stats_daily
-                WHERE app = ? AND day BETWEEN ? AND ?
-                """, arguments: arguments) ?? 0
-            return try Self.sources(db, sql: """
-                SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM app_sources_daily
-                WHERE app = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
-                """, arguments: arguments).fillingNone(clicks: clicks)
+            try Self.sources(db, owner: "app", of: app, days: "app_stats_daily", sources: "app_sources_daily", from: from, to: to)
         }
     }
 
-    private static func sources(_ db: Database, sql: String, arguments: StatementArguments) throws -> SourceTotals {
-        SourceSchema.totals(try Row.fetchAll(db, sql: sql, arguments: arguments).map { ($0[0], $0[1], $0[2]) })
+    /// The source rows of one owner (a link, `linkId`, or an app, `app`) over the range, with `(none)` what the
+    /// owner's clicks in its day rows leave.
+    private static func sources(
+        _ db: Database, owner column: String, of owner: String, days: String, sources: String, from: StatsDay, to: StatsDay
+    ) throws -> SourceTotals {
+        let arguments: StatementArguments = [owner, from.number, to.number]
+        let clicks = try Int.fetchOne(db, sql: """
+            SELECT CAST(COALESCE(\(DeferredSchema.summedClicks), 0) AS INTEGER) FROM \(days)
+            WHERE \(column) = ? AND day BETWEEN ? AND ?
+            """, arguments: arguments) ?? 0
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT dimension, value, CAST(sum(clicks) AS INTEGER) FROM \(sources)
+            WHERE \(column) = ? AND day BETWEEN ? AND ? GROUP BY dimension, value
+            """, arguments: arguments)
+        return SourceSchema.totals(rows.map { ($0[0], $0[1], $0[2]) }).fillingNone(clicks: clicks)
     }
 
     /// Adds source rows and their app rollup, fitted under the caps against what is stored, in the caller's

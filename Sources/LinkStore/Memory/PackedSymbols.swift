@@ -12,11 +12,8 @@ struct PackedSymbols {
 
     private var indexes: [String: UInt32] = [:]
     private var strings: [String] = []
-    /// The UTF-8 bytes of the strings kept (for `LinkCache.bytes`).
-    private(set) var textBytes = 0
-
-    /// How many strings are kept.
-    var count: Int { strings.count }
+    /// The UTF-8 bytes of the strings kept.
+    private var textBytes = 0
 
     /// The bytes the table takes, about: its strings and two entries each.
     var bytes: Int { textBytes + strings.count * 48 }

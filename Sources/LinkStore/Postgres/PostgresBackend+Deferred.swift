@@ -195,44 +195,38 @@ extension PostgresBackend {
     /// A link's openings by source in the range, `(none)` what its clicks leave (`SourceTotals.fillingNone`).
     public func linkSources(linkID: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await run("read link sources") { [client] in
-            let clicks = try await Self.clickSum(client.query("""
-                SELECT COALESCE(\(unescaped: DeferredSchema.summedClicks), 0)::bigint FROM link_stats_daily
-                WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
-                """))
-            let rows = try await client.query("""
-                SELECT dimension, value, sum(clicks)::bigint FROM link_sources_daily
-                WHERE linkid = \(linkID) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
-                """)
-            return try await Self.sources(rows).fillingNone(clicks: clicks)
+            try await Self.sources(client, owner: "linkid", of: linkID, days: "link_stats_daily", sources: "link_sources_daily", from: from, to: to)
         }
     }
 
     /// An app's openings by source in the range (its `app_sources_daily` rows), `(none)` what its clicks leave.
     public func appSources(app: String, from: StatsDay, to: StatsDay) async throws -> SourceTotals {
         try await run("read app sources") { [client] in
-            let clicks = try await Self.clickSum(client.query("""
-                SELECT COALESCE(\(unescaped: DeferredSchema.summedClicks), 0)::bigint FROM app_stats_daily
-                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number))
-                """))
-            let rows = try await client.query("""
-                SELECT dimension, value, sum(clicks)::bigint FROM app_sources_daily
-                WHERE app = \(app) AND day BETWEEN \(Int32(from.number)) AND \(Int32(to.number)) GROUP BY dimension, value
-                """)
-            return try await Self.sources(rows).fillingNone(clicks: clicks)
+            try await Self.sources(client, owner: "app", of: app, days: "app_stats_daily", sources: "app_sources_daily", from: from, to: to)
         }
     }
 
-    private static func sources(_ rows: PostgresRowSequence) async throws -> SourceTotals {
+    /// The source rows of one owner (a link, `linkid`, or an app, `app`) over the range, with `(none)` what the
+    /// owner's clicks in its day rows leave.
+    private static func sources(
+        _ client: PostgresClient, owner column: String, of owner: String, days: String, sources: String, from: StatsDay, to: StatsDay
+    ) async throws -> SourceTotals {
+        let (first, last) = (Int32(from.number), Int32(to.number))
+        var clicks = 0
+        for try await sum in try await client.query("""
+            SELECT COALESCE(\(unescaped: DeferredSchema.summedClicks), 0)::bigint FROM \(unescaped: days)
+            WHERE \(unescaped: column) = \(owner) AND day BETWEEN \(first) AND \(last)
+            """).decode(Int64.self) {
+            clicks = Int(sum)
+        }
         var found: [(String, String, Int)] = []
-        for try await (dimension, value, clicks) in rows.decode((String, String, Int64).self) { found.append((dimension, value, Int(clicks))) }
-        return SourceSchema.totals(found)
-    }
-
-    /// The one number a `sum(…)::bigint` query gives.
-    private static func clickSum(_ rows: PostgresRowSequence) async throws -> Int {
-        var total = 0
-        for try await clicks in rows.decode(Int64.self) { total = Int(clicks) }
-        return total
+        for try await (dimension, value, count) in try await client.query("""
+            SELECT dimension, value, sum(clicks)::bigint FROM \(unescaped: sources)
+            WHERE \(unescaped: column) = \(owner) AND day BETWEEN \(first) AND \(last) GROUP BY dimension, value
+            """).decode((String, String, Int64).self) {
+            found.append((dimension, value, Int(count)))
+        }
+        return SourceSchema.totals(found).fillingNone(clicks: clicks)
     }
 
     /// The statement adding `clicks` to the click totals. A click always has its date; a total without one (made
