@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LinkStore
 import LinkdTestSupport
 import Testing
@@ -34,6 +35,22 @@ struct StoreLocation: Sendable {
             try await StoreFront.open(
                 .postgres(url: place, timing: PostgresTiming(syncInterval: .milliseconds(200))), cacheCapacity: cacheCapacity,
                 warmsLinkCache: warmsLinkCache)
+        }
+    }
+}
+
+extension StoreLocation {
+    /// Runs `sql` on the store's database directly, past linkd (SQLite through GRDB, PostgreSQL through `psql`), and
+    /// gives the first column of its first row as a number (0 when there is none).
+    func sql(_ sql: String) throws -> Int {
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: place)
+            defer { try? queue.close() }
+            return try queue.write { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        case .postgres:
+            let database = try #require(place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
+            return Int(try TestPostgres.shared().psql(sql, database: database).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LinkStore
 import LinkdTestSupport
 import Testing
@@ -124,8 +123,8 @@ struct ShareSourceTests {
         try await buffer.flush(into: store)
         let rows = "SELECT count(*) FROM link_sources_daily WHERE value = '(none)' OR linkid = '\(plain)'"
         let appRows = "SELECT count(*) FROM app_sources_daily WHERE value = '(none)'"
-        #expect(try Self.count(rows, at: location) == 0)
-        #expect(try Self.count(appRows, at: location) == 0)
+        #expect(try location.sql(rows) == 0)
+        #expect(try location.sql(appRows) == 0)
         let expected = [
             plain: [SourceDimension.campaign: [ShareSource.none: 5], .referrer: [ShareSource.none: 5]],
             mixed: [.campaign: ["spring||": 1, ShareSource.none: 1], .referrer: [ShareSource.none: 2]],
@@ -140,7 +139,7 @@ struct ShareSourceTests {
             "INSERT INTO link_sources_daily (linkid, day, dimension, value, app, clicks) VALUES ('\(mixed)', 20000, 'referrer', '(none)', 'handz', 2)",
             "INSERT INTO app_sources_daily (app, day, dimension, value, clicks) VALUES ('handz', 20000, 'campaign', '(none)', 6)",
         ] {
-            _ = try Self.count(statement, at: location)
+            _ = try location.sql(statement)
         }
         let reopened = try await location.open()
         for (link, counts) in expected { #expect(try await reopened.linkSources(linkID: link, from: day, to: day).counts == counts) }
@@ -157,34 +156,20 @@ struct ShareSourceTests {
         let link = String(repeating: "f", count: 32)
         // A trigger makes SQLite refuse the day row, as a full disk or a corrupt page would: the error comes from the
         // statement bound through SQLite's C API (`DirectStatement`), after the click total was written.
-        _ = try Self.count(
-            "CREATE TRIGGER refuse_day BEFORE INSERT ON link_stats_daily BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
-            at: location)
+        _ = try location.sql(
+            "CREATE TRIGGER refuse_day BEFORE INSERT ON link_stats_daily BEGIN SELECT RAISE(ABORT, 'refused by test'); END")
         let buffer = ShareEventBuffer()
         for _ in 0..<3 { buffer.record(.clickIOS, linkID: link, app: "handz", at: at, source: ShareSource(campaign: "spring||")) }
         let error = await #expect(throws: (any Error).self) { try await buffer.flush(into: store) }
         #expect("\(error.map { String(describing: $0) } ?? "")".contains("refused by test"), "SQLite's own message")
         #expect(buffer.pendingClicks(linkID: link).count == 3, "the batch is put back")
         #expect(try await store.clicks(linkID: link).count == 0, "the click total rolled back with the transaction")
-        _ = try Self.count("DROP TRIGGER refuse_day", at: location)
+        _ = try location.sql("DROP TRIGGER refuse_day")
         try await buffer.flush(into: store)
         #expect(try await store.clicks(linkID: link).count == 3)
         #expect(try await store.linkStats(linkID: link, from: day, to: day).first?.1.clicksIOS == 3)
         #expect(try await store.linkSources(linkID: link, from: day, to: day).counts[.campaign] == ["spring||": 3])
         await store.close()
-    }
-
-    /// Runs `sql` on the store's database directly and gives the first column of its first row (0 when none).
-    private static func count(_ sql: String, at location: StoreLocation) throws -> Int {
-        switch location.backend {
-        case .sqlite:
-            let queue = try DatabaseQueue(path: location.place)
-            defer { try? queue.close() }
-            return try queue.write { db in try Int.fetchOne(db, sql: sql) ?? 0 }
-        case .postgres:
-            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
-            return Int(try TestPostgres.shared().psql(sql, database: database).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
     }
 
     @Test("rows in the store: caps across flushes, the app's rollup, after a reopen", arguments: Backend.allCases)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LinkStore
 import LinkdTestSupport
 import Testing
@@ -101,37 +100,18 @@ struct StatsRollupTests {
             "DROP TABLE app_stats_daily", "DROP TABLE link_stats_monthly", "DROP TABLE app_top_daily",
             "CREATE INDEX link_stats_app_day ON link_stats_daily (app, day)",
         ]
-        switch backend {
-        case .sqlite:
-            let queue = try DatabaseQueue(path: location.place)
-            try await queue.write { db in
-                for statement in undo { try db.execute(sql: statement) }
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN ('stats-rollups-v1', 'top-daily-v1')")
-            }
-            try queue.close()
-        case .postgres:
-            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
-            for statement in undo + ["DELETE FROM linkd_migrations WHERE name IN ('stats-rollups-v1', 'top-daily-v1')"] {
-                _ = try TestPostgres.shared().psql(statement, database: database)
-            }
-        }
+        let forgetMigrations = backend == .sqlite
+            ? "DELETE FROM grdb_migrations WHERE identifier IN ('stats-rollups-v1', 'top-daily-v1')"
+            : "DELETE FROM linkd_migrations WHERE name IN ('stats-rollups-v1', 'top-daily-v1')"
+        for statement in undo + [forgetMigrations] { _ = try location.sql(statement) }
         let migrated = try await location.open()
         #expect(try await migrated.appStatsByDay(app: "handz", from: Self.first, to: Self.last).map(\.1) == before.map(\.1))
         try await Self.checkAgainstDayRows(migrated)
         await migrated.close()
-        switch backend {
-        case .sqlite:
-            let queue = try DatabaseQueue(path: location.place)
-            let index = try await queue.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'link_stats_app_day'")
-            }
-            #expect(index == 0)
-            try queue.close()
-        case .postgres:
-            let database = try #require(location.place.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
-            let index = try TestPostgres.shared().psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'link_stats_app_day'", database: database)
-            #expect(index.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        }
+        let oldIndex = backend == .sqlite
+            ? "SELECT count(*) FROM sqlite_master WHERE name = 'link_stats_app_day'"
+            : "SELECT count(*) FROM pg_indexes WHERE indexname = 'link_stats_app_day'"
+        #expect(try location.sql(oldIndex) == 0)
     }
 
     @Test("past the exact size, the daily tops: a steady link never in a day's top is flagged, a viral one proven", arguments: Backend.allCases)
