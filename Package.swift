@@ -271,6 +271,7 @@ let package = Package(
                 "LinkdTestSupport",
                 "LinkRouter",
                 "RouteCodegen",
+                "PrintableText",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -6,7 +6,8 @@
 # check: lost must be 0).
 # Usage: scripts/create-bench.sh [SECONDS] [sqlite|postgres|both]   (default 10 s, sqlite)
 #   CONNECTIONS=… (default 32); LINKD_BIN=… another linkd (default .build/release/linkd, built first);
-#   BEFORE_BIN=… a second linkd measured first, in the same sitting, its figure printed as `before-create-per-s N`.
+#   BEFORE_BIN=… a second linkd measured first, in the same sitting, its figure printed as `before-create-per-s N`;
+#   PERF_OUT=FILE: a CPU profile of the daemon (perf record -g) during the measured run of LINKD_BIN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -57,9 +58,13 @@ function response(status, headers, body)
 end
 LUA
 
-# load SECONDS: wrk against the running daemon; prints wrk's summary.
+# The measured run's script: the same requests, without the per-response bookkeeping (a Lua callback and a write per
+# answer cost wrk about as much CPU as the daemon spends, on the cores they share). It counts non-201 answers.
+sed -e '/^function response/,/^end/d' -e 's/^  ids = io.open.*$//' "$work/create.lua" >"$work/create-fast.lua"
+
+# load SECONDS [SCRIPT]: wrk against the running daemon; prints wrk's summary.
 load() {
-  CREATE_BENCH_KEY=$key CREATE_BENCH_IDS="$work/ids" wrk -t 2 -c "$conns" -d "${1}s" -s "$work/create.lua" "$base/v1/links"
+  CREATE_BENCH_KEY=$key CREATE_BENCH_IDS="$work/ids" wrk -t 2 -c "$conns" -d "${1}s" -s "$work/${2:-create.lua}" "$base/v1/links"
 }
 
 # stored_ids STORE DATA_DIR: every link id in the store, sorted.
@@ -84,7 +89,13 @@ run() {
   start "$run_bin" "$dir" "$db"
   echo "-- $store, $run_bin: POST /v1/links, ${secs}s, $conns connections"
   rm -f "$work"/ids.*
-  out=$(load "$secs")
+  local perf_pid=""
+  if [ -n "${PERF_OUT:-}" ] && [ -z "$prefix" ]; then
+    perf record -q -g -p "$pid" -o "$PERF_OUT" -- sleep "$secs" 2>/dev/null &
+    perf_pid=$!
+  fi
+  out=$(load "$secs" create-fast.lua)
+  [ -z "$perf_pid" ] || wait "$perf_pid"
   echo "$out" | grep -E "Requests/sec|Latency|Non-2xx|Socket errors" || true
   rate=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' <<<"$out")
   echo "${prefix}create-per-s $rate"

@@ -6,6 +6,8 @@ public enum PrintableText {
     /// paragraph separator, or a format character (bidirectional overrides and isolates, zero-width spaces, the
     /// byte-order mark) other than the joiners and tag characters that emoji are made of.
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        // ASCII without the Unicode tables (most text is ASCII): its unsafe characters are C0 and DEL.
+        if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
         switch scalar.properties.generalCategory {
         case .control, .lineSeparator, .paragraphSeparator:
             return true

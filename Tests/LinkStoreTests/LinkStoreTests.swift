@@ -116,6 +116,19 @@ struct LinkStoreTests {
         #expect(!store.isRevoked(linkID: hexID(4), generation: 1))
     }
 
+    @Test("links_owner is gone (links_owner_status serves lookups by owner); owner-wide revocation still finds the links",
+          arguments: Backend.allCases)
+    func ownerIndex(backend: Backend) async throws {
+        let (store, location) = try await makeStore(backend)
+        let catalogue = backend == .sqlite
+            ? "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '%@'"
+            : "SELECT count(*) FROM pg_indexes WHERE indexname = '%@'"
+        #expect(try location.sql(catalogue.replacingOccurrences(of: "%@", with: "links_owner")) == 0)
+        #expect(try location.sql(catalogue.replacingOccurrences(of: "%@", with: "links_owner_status")) == 1)
+        for n in 11...12 { try await store.createLink(record(n, owner: "carol")) }
+        #expect(try await store.revokeLinks(app: "handz", owner: "carol") == 2)
+    }
+
     @Test("owner-wide revocation drops exactly the revoked records from the cache", arguments: Backend.allCases)
     func ownerRevocationCache(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)

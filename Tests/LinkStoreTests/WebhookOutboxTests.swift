@@ -1,6 +1,7 @@
 import Foundation
 import LinkStore
 import LinkdTestSupport
+import Synchronization
 import Testing
 
 private func link(_ n: Int) -> LinkRecord {
@@ -25,6 +26,35 @@ struct WebhookOutboxTests {
     }
 
     static let audit = AuditEntry(at: Date(), actor: "admin1", action: "test.action", detail: "detail")
+
+    @Test("SQLite writes an event's body only when an endpoint takes it, and then as written")
+    func bodyWrittenOnlyForSubscribers() async throws {
+        let location = try StoreLocation(.sqlite)
+        let store = try await location.open()
+        let writes = Mutex(0)
+        let body = #"{"type":"link.created","data":{"id":"x"}}"#
+        let counted = { (id: String) in
+            WebhookEvent(id: id, app: "handz", type: .linkCreated) {
+                writes.withLock { $0 += 1 }
+                return body
+            }
+        }
+        // No endpoint; then one of another app, one of another type: nothing is written, the body never made.
+        try await store.createLink(link(20), events: [counted("msg_a")])
+        try await store.createWebhookEndpoint(Self.endpoint("wh_c", app: "coin", events: [.linkCreated]), maxPerApp: 20, audit: Self.audit)
+        try await store.createWebhookEndpoint(Self.endpoint("wh_r", events: [.linkRevoked]), maxPerApp: 20, audit: Self.audit)
+        try await store.createLink(link(21), events: [counted("msg_b")])
+        #expect(writes.withLock { $0 } == 0)
+        #expect(try await store.webhookOutboxDepth() == 0)
+        // An endpoint that takes it: the body is made, and the row holds it.
+        try await store.createWebhookEndpoint(Self.endpoint("wh_a", events: [.linkCreated]), maxPerApp: 20, audit: Self.audit)
+        try await store.createLink(link(22), events: [counted("msg_c")])
+        #expect(writes.withLock { $0 } == 1)
+        let rows = try await store.claimWebhookDeliveries(owner: "one", limit: 10, now: Date(), lease: .seconds(60))
+        #expect(rows.map(\.eventID) == ["msg_c"])
+        #expect(rows.first?.payload == body)
+        await store.close()
+    }
 
     @Test("an event is stored with its change or not at all, once per subscribed endpoint", arguments: Backend.allCases)
     func atomicFanOut(backend: Backend) async throws {

@@ -4,6 +4,7 @@ import LinkdHTTP
 import LinkdServer
 import LinkdTestSupport
 import Logging
+import PrintableText
 import Synchronization
 import Testing
 
@@ -13,6 +14,18 @@ import Testing
 @Suite("Hostile text")
 struct HostileTextTests {
     static let flow = ["flowId": "0b7d3a52-5c1e-4c8e-9a51-2f1f0d7b9e11"]
+
+    @Test("ASCII, read without the Unicode tables, is judged as the tables judge it: C0 and DEL unsafe, the rest safe")
+    func asciiAsTheTablesSay() {
+        for value in UInt32(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)!
+            let category = scalar.properties.generalCategory
+            let byTables = [.control, .lineSeparator, .paragraphSeparator, .format].contains(category)
+            #expect(PrintableText.isUnsafe(scalar) == byTables, "U+\(String(value, radix: 16))")
+        }
+        #expect(PrintableText.firstUnsafe(in: "plain text\u{7F}")?.offset == 10)
+        #expect(PrintableText.isUnsafe("\u{85}") && PrintableText.isUnsafe("\u{202E}") && !PrintableText.isUnsafe("é"))
+    }
 
     @Test("owner, title, route and params with control or bidi characters are 422, naming the field and the character")
     func refusedAtTheAPI() async throws {

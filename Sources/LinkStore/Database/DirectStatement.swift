@@ -1,10 +1,10 @@
 import GRDB
 import GRDBSQLite
 
-/// A cached statement that returns no rows, its arguments bound through SQLite's C API: for the writes a stats flush
-/// makes per link (the click total, the day row, the month rollup, the daily top), where GRDB's
+/// A cached statement that returns no rows, its arguments bound through SQLite's C API: for a new link's row and the
+/// writes a stats flush makes per link (the click total, the day row, the month rollup, the daily top), where GRDB's
 /// `StatementArguments` — an array of boxed values a row — cost more than SQLite's own work. Run on the writer,
-/// inside the caller's transaction; GRDB never runs the same statement (its SQL is the flush's own).
+/// inside the caller's transaction; GRDB never runs the same statement (its SQL is these writes' own).
 struct DirectStatement {
     private let statement: Statement
     private let connection: SQLiteConnection?

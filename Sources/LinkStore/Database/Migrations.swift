@@ -62,6 +62,11 @@ enum Migrations {
         migrator.registerMigration("custom-path-listing-v1") { db in
             for statement in CustomPathListingSchema.statements { try db.execute(sql: statement) }
         }
+        // `links_owner` (app, owner) is a prefix of `links_owner_status`, which serves every lookup by owner: one
+        // B-tree fewer for each new link to write.
+        migrator.registerMigration("links-owner-index-v1") { db in
+            for statement in RedundantLinkIndexes.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -45,16 +45,7 @@ extension SQLiteBackend {
             while try Bool.fetchOne(taken, arguments: [shortID]) == true { shortID = ShortID.generate() }
             record.shortID = shortID
         }
-        // A cached statement with the columns written as GRDB writes them (params as sorted JSON, dates as stored
-        // text, the campaign as its label): encoding the record through Codable was most of a bulk insert's time.
-        try db.cachedStatement(sql: """
-            INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id, path)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                record.id, record.app, record.route, try LinkParamsText.encode(record.params), record.owner, record.title,
-                StoredDate.text(record.created), StoredDate.text(record.expires), record.generation, record.status.rawValue,
-                record.campaign?.label, record.shortID, record.path,
-            ])
+        try insertLinkRow(record, in: db)
         return .inserted(shortID: record.shortID)
     }
 }

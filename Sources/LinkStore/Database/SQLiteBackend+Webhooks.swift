@@ -19,7 +19,15 @@ extension SQLiteBackend {
             WHERE app = ? AND enabled = 1 AND failingSince IS NULL
               AND instr(',' || events || ',', ',' || ? || ',') > 0
             """)
+        // The body is written only for an event some endpoint takes (`WebhookEvent.payload`).
+        let subscribed = try db.cachedStatement(sql: """
+            SELECT 1 FROM webhook_endpoints
+            WHERE app = ? AND enabled = 1 AND failingSince IS NULL
+              AND instr(',' || events || ',', ',' || ? || ',') > 0
+            LIMIT 1
+            """)
         for event in events {
+            guard try Bool.fetchOne(subscribed, arguments: [event.app, event.type.rawValue]) == true else { continue }
             try statement.execute(arguments: [event.id, event.type.rawValue, event.payload, now, now, event.app, event.type.rawValue])
         }
     }
@@ -48,7 +56,7 @@ extension SQLiteBackend {
                     throw CustomPathTaken(linkID: holder[0], path: holder[1])
                 }
             }
-            try record.insert(db)
+            try Self.insertLinkRow(record, in: db)
             try Self.enqueueWebhookEvents(events, in: db)
         }
     }

@@ -27,6 +27,10 @@ public final class SQLiteBackend: StoreBackend {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(pool)
+            // Savepoint journals in memory, once migrations (whose index builds may sort more than memory should
+            // hold) are done: every new link is written in a savepoint of its own (`SQLiteGroupCommit`), which
+            // otherwise journals each page it changes to a temporary file, a system call each.
+            try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         } catch {
             throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
         }
@@ -76,6 +80,32 @@ public final class SQLiteBackend: StoreBackend {
     /// Inserts a new link. Throws `conflict` if the id exists.
     public func insertLink(_ record: LinkRecord) async throws {
         try await insertLink(record, events: [])
+    }
+
+    /// Inserts `record`'s row, on the writer inside the caller's transaction: a cached statement with the columns
+    /// written as GRDB writes them (params as sorted JSON, dates as stored text, the campaign as its label), bound
+    /// through SQLite's C API. Encoding the record through Codable was most of a bulk insert's time, and a ninth of
+    /// the writer's time per creation.
+    static func insertLinkRow(_ record: LinkRecord, in db: Database) throws {
+        let params = try LinkParamsText.encode(record.params)
+        try DirectStatement(db, sql: """
+            INSERT INTO links (id, app, route, params, owner, title, created, expires, generation, status, campaign, short_id, path)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).run { row in
+            row.add(record.id)
+            row.add(record.app)
+            row.add(record.route)
+            row.add(params)
+            row.add(record.owner)
+            row.add(record.title)
+            row.add(StoredDate.text(record.created))
+            row.add(StoredDate.text(record.expires))
+            row.add(record.generation)
+            row.add(record.status.rawValue)
+            row.add(record.campaign?.label)
+            row.add(record.shortID)
+            row.add(record.path)
+        }
     }
 
     /// The stored link, nil when there is none.

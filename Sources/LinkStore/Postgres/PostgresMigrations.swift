@@ -97,6 +97,8 @@ enum PostgresMigrations {
         ("custom-paths-v1", CustomPathSchema.postgres),
         // The listing of an app's custom paths read from an index alone (`CustomPathListingSchema`).
         ("custom-path-listing-v1", CustomPathListingSchema.statements),
+        // `links_owner` is a prefix of `links_owner_status` (`RedundantLinkIndexes`).
+        ("links-owner-index-v1", RedundantLinkIndexes.statements),
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting instances.

@@ -69,6 +69,13 @@ public struct LinkRecord: Codable, Sendable, Equatable {
     }
 }
 
+/// Indexes of the links table that another index makes redundant, dropped by the `links-owner-index-v1` migration
+/// on both stores: `links_owner` (app, owner) is a prefix of `links_owner_status` (app, owner, status), which serves
+/// every lookup by owner. Each index is one more B-tree every new link writes.
+enum RedundantLinkIndexes {
+    static let statements = ["DROP INDEX IF EXISTS links_owner"]
+}
+
 /// Click statistics of one link.
 public struct LinkClicks: Sendable, Equatable {
     /// How many times the share path was opened.

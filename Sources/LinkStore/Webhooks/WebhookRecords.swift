@@ -35,15 +35,28 @@ public struct WebhookEvent: Sendable, Equatable {
     public var app: String
     /// What happened.
     public var type: WebhookEventType
-    /// The exact body sent: `{"type","timestamp","data"}`.
-    public var payload: String
+    /// The exact body sent: `{"type","timestamp","data"}`. Written each time it is asked for: the SQLite store asks
+    /// only when an endpoint of the app subscribes to the type, so a link made in an app without endpoints never
+    /// encodes one (it was a seventh of a creation's CPU).
+    public var payload: String { writePayload() }
+    private let writePayload: @Sendable () -> String
 
-    /// Creates an event.
+    /// Creates an event with its body written.
     public init(id: String, app: String, type: WebhookEventType, payload: String) {
+        self.init(id: id, app: app, type: type, writingPayload: { payload })
+    }
+
+    /// Creates an event whose body `writingPayload` writes when a store needs it (the same body each time).
+    public init(id: String, app: String, type: WebhookEventType, writingPayload: @escaping @Sendable () -> String) {
         self.id = id
         self.app = app
         self.type = type
-        self.payload = payload
+        self.writePayload = writingPayload
+    }
+
+    /// The same message: id, app, type and body.
+    public static func == (lhs: WebhookEvent, rhs: WebhookEvent) -> Bool {
+        lhs.id == rhs.id && lhs.app == rhs.app && lhs.type == rhs.type && lhs.payload == rhs.payload
     }
 }
 

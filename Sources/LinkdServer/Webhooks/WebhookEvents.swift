@@ -66,7 +66,7 @@ enum WebhookEvents {
         }
     }
 
-    private struct Body<Payload: Encodable>: Encodable {
+    private struct Body<Payload: Encodable & Sendable>: Encodable, Sendable {
         let type: String
         let timestamp: Date
         let data: Payload
@@ -111,12 +111,13 @@ enum WebhookEvents {
         return make(.keyRetired, app: key.app, at: date, data: KeyData(retired))
     }
 
-    /// An event of `type` for `app`'s endpoints, with a fresh message id and its body written now.
-    static func make(_ type: WebhookEventType, app: String, at date: Date, data: some Encodable) -> WebhookEvent {
+    /// An event of `type` for `app`'s endpoints, with a fresh message id; its body is written when a store needs it.
+    static func make(_ type: WebhookEventType, app: String, at date: Date, data: some Encodable & Sendable) -> WebhookEvent {
         let body = Body(type: type.rawValue, timestamp: date, data: data)
-        // The values above are strings, numbers and dates: encoding them cannot fail.
-        let payload = (try? JSONBody.encoder.encode(body)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return WebhookEvent(id: newMessageID(), app: app, type: type, payload: payload)
+        return WebhookEvent(id: newMessageID(), app: app, type: type) {
+            // The values above are strings, numbers and dates: encoding them cannot fail.
+            (try? JSONBody.encoder.encode(body)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        }
     }
 
     /// `msg_` and 32 hex digits (128 random bits).
