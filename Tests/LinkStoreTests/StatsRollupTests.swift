@@ -114,6 +114,33 @@ struct StatsRollupTests {
         #expect(try location.sql(oldIndex) == 0)
     }
 
+    @Test("a full day top stays the day's exact top: below the bar stays out, a tie with a smaller id gets in, a link in it grows",
+          arguments: Backend.allCases)
+    func fullDayTop(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        let day = StatsDay(number: 20_200)
+        func id(_ number: Int) -> String { String(format: "%032x", number) }
+        let buffer = ShareEventBuffer(capacity: 1_000)
+        func click(_ link: Int, _ times: Int) { for _ in 0..<times { buffer.record(.clickIOS, linkID: id(link), app: "handz", at: day.start) } }
+        // The top fills: 100 links of 2 clicks; its bar is (2, link 199).
+        for link in 100..<200 { click(link, 2) }
+        try await buffer.flush(into: store)
+        // Then: 100 links of one click (below the bar), link 50 of 2 (a tie, a smaller id: it takes 199's place),
+        // link 250 of 2 (a tie, a larger id: out), and link 150 of the top 5 more.
+        for link in 300..<400 { click(link, 1) }
+        click(50, 2)
+        click(250, 2)
+        click(150, 5)
+        try await buffer.flush(into: store)
+        let expected = [id(150)] + ([50] + (100..<199).filter { $0 != 150 }).map(id)
+        let top = try await store.appTopLinks(app: "handz", from: day, to: day, limit: 100, exactRowLimit: 0)
+        #expect(top.links.map(\.linkID) == expected)
+        #expect(top.links.first?.counts.clicks == 7 && top.links.last?.counts.clicks == 2)
+        #expect(try location.sql("SELECT count(*) FROM app_top_daily WHERE day = 20200") == TopDaily.perDay)
+        await store.close()
+    }
+
     @Test("past the exact size, the daily tops: a steady link never in a day's top is flagged, a viral one proven", arguments: Backend.allCases)
     func dailyTops(backend: Backend) async throws {
         let location = try StoreLocation(backend)

@@ -42,6 +42,14 @@ struct DirectBindings {
         index += 1
     }
 
+    /// Binds an integer, or NULL for nil.
+    mutating func add(_ value: Int?) {
+        if let value { add(value) } else {
+            sqlite3_bind_null(handle, index)
+            index += 1
+        }
+    }
+
     /// Binds text (its UTF-8 copied by SQLite), or NULL for nil.
     mutating func add(_ value: String?) {
         if let value {

@@ -119,12 +119,20 @@ extension SQLiteBackend {
     /// The day totals of the links with clicks in `rows` upserted into their apps' day tops, each touched day trimmed
     /// back to `TopDaily.perDay` links (`TopDaily`), in the caller's transaction, after the day rows.
     private static func updateDayTops(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)], _ db: Database) throws {
-        let clicked = rows.filter { $0.counts.clicks > 0 }
+        let clicked = Dictionary(grouping: rows.lazy.filter { $0.counts.clicks > 0 }.map(\.key)) {
+            StatsRollups.AppDay(app: $0.app, day: $0.day.number)
+        }
         guard !clicked.isEmpty else { return }
+        let bar = try db.cachedStatement(sql: TopDaily.sqliteBar)
         let upsert = try DirectStatement(db, sql: TopDaily.sqliteUpsert)
-        for (key, _) in clicked { try upsert.run { $0.add(key.linkID); $0.add(key.day.number) } }
         let trim = try db.cachedStatement(sql: TopDaily.sqliteTrim)
-        for appDay in Set(clicked.map { StatsRollups.AppDay(app: $0.key.app, day: $0.key.day.number) }).sorted() {
+        for (appDay, keys) in clicked.sorted(by: { $0.key < $1.key }) {
+            // Read before this flush's totals go in: they only raise the bar, so an older one lets more through.
+            let last = try Row.fetchOne(bar, arguments: [appDay.app, appDay.day])
+            let barClicks: Int? = last?[0], barLink: String? = last?[1]
+            for key in keys {
+                try upsert.run { $0.add(key.linkID); $0.add(key.day.number); $0.add(barClicks); $0.add(barLink) }
+            }
             try trim.execute(arguments: [appDay.app, appDay.day])
         }
     }

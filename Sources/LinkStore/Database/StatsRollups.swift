@@ -209,11 +209,21 @@ public enum TopDaily {
     /// A day row's clicks.
     static let dayClicks = "clicks_ios + clicks_android + clicks_desktop"
 
-    /// SQLite: the day total of one touched link and day (`?1` link, `?2` day) into its app's day top.
+    /// SQLite: the day total of one touched link and day (`?1` link, `?2` day) into its app's day top, when it
+    /// ranks above the day's bar (`?3` clicks, `?4` link id: the `perDay`-th row, `sqliteBar`; both NULL while the top
+    /// is not full). A total at or below the bar would be trimmed at once: in a flush of 18,000 links each opened
+    /// once, writing and trimming them was most of the flush. Totals only grow, so a link in the top always passes.
     static let sqliteUpsert = """
         INSERT INTO app_top_daily (app, day, linkId, clicks)
-        SELECT app, day, linkId, \(dayClicks) FROM link_stats_daily WHERE linkId = ?1 AND day = ?2 AND \(dayClicks) > 0
+        SELECT app, day, linkId, total FROM (
+          SELECT app, day, linkId, \(dayClicks) AS total FROM link_stats_daily WHERE linkId = ?1 AND day = ?2)
+        WHERE total > 0 AND (?3 IS NULL OR total > ?3 OR (total = ?3 AND linkId < ?4))
         ON CONFLICT (app, day, linkId) DO UPDATE SET clicks = excluded.clicks
+        """
+    /// SQLite: the `perDay`-th row of one app's day top (`?1` app, `?2` day) in its order, none while it holds fewer.
+    static let sqliteBar = """
+        SELECT clicks, linkId FROM app_top_daily WHERE app = ?1 AND day = ?2
+        ORDER BY clicks DESC, linkId LIMIT 1 OFFSET \(perDay - 1)
         """
     /// SQLite: one app's day (`?1` app, `?2` day) trimmed back to `perDay` links.
     static let sqliteTrim = """
