@@ -116,6 +116,21 @@ struct LongLinkTests {
         #expect(LongLink.parse("https:/h.example/?link=a") == nil, "no ://")
     }
 
+    @Test("LongLink.pathAndQuery: http(s) in any case, the first `:` opening `://`; anything else nil")
+    func pathAndQuery() {
+        func read(_ url: String) -> [String?]? { LongLink.pathAndQuery(url).map { [String($0.path), $0.query.map(String.init)] } }
+        #expect(read("https://h.example/s/abc?x=1#f") == ["/s/abc", "x=1"])
+        #expect(read("HtTp://h.example") == ["", nil])
+        #expect(read("https://h.example?q") == ["", "q"])
+        #expect(read("https://h.example/a:b//c") == ["/a:b//c", nil], "a later colon is the path's")
+        #expect(read("http:x://h.example/a") == nil, "a colon before ://: the scheme would be http:x")
+        #expect(read("httpss://h.example/a") == nil)
+        #expect(read("htt://h.example/a") == nil)
+        #expect(read("mailto:a@h.example") == nil)
+        #expect(read("h.example/a") == nil)
+        #expect(read("https:") == nil && read("https:/") == nil && read("") == nil)
+    }
+
     @Test("LongLink.items: every item in order, decoded once; one that does not decode kept as written")
     func items() throws {
         let items = try #require(LongLink.items("https://h.example/?link=x%2Fy&utm_source=news%20letter&ofl=%ZZ&&bare&st=%F0%9F%A6%8A#f"))
