@@ -14,8 +14,9 @@ struct StatsRollupTests {
     static let first = StatsDay(number: 19_742), last = StatsDay(number: 19_823)
     static func app(_ link: String) -> String { Int(link.suffix(1), radix: 16)! % 2 == 0 ? "coin" : "handz" }
 
-    /// Opens, previews, installs and claims on most days of the span, over several flushes; an expired claim.
-    static func record(into store: StoreFront) async throws {
+    /// Opens, previews, installs and claims on most days of the span, over several flushes (one a link, or with
+    /// `oneFlush` a single one for every link, day and month); an expired claim.
+    static func record(into store: StoreFront, oneFlush: Bool = false) async throws {
         let buffer = ShareEventBuffer()
         let kinds: [ShareEvent] = [.clickIOS, .clickAndroid, .clickDesktop, .preview, .installIOS, .installAndroid]
         for (index, link) in links.enumerated() {
@@ -24,8 +25,9 @@ struct StatsRollupTests {
                     buffer.record(kinds[(event + day) % kinds.count], linkID: link, app: app(link), at: StatsDay(number: day).start)
                 }
             }
-            try await buffer.flush(into: store)
+            if !oneFlush { try await buffer.flush(into: store) }
         }
+        if oneFlush { try await buffer.flush(into: store) }
         let expires = StatsDay(number: 19_800).start.addingTimeInterval(3_600)
         let claim = ClaimRecord(lookupKey: Data(repeating: 9, count: 32), linkID: links[1], app: app(links[1]),
                                 platform: "ios", sealedToken: Data([1]), created: expires.addingTimeInterval(-60), expires: expires)
@@ -85,6 +87,15 @@ struct StatsRollupTests {
         try await Self.checkAgainstDayRows(reopened)
         #expect(try await reopened.appTopLinks(app: "handz", from: Self.first, to: Self.last, limit: 10) == top)
         await reopened.close()
+    }
+
+    @Test("one flush of every link over four months: the same rollups as the day rows' sums", arguments: Backend.allCases)
+    func rollupsFromOneFlush(backend: Backend) async throws {
+        let location = try StoreLocation(backend)
+        let store = try await location.open()
+        try await Self.record(into: store, oneFlush: true)
+        try await Self.checkAgainstDayRows(store)
+        await store.close()
     }
 
     @Test("the migration builds the rollups from day rows stored before it and drops the (app, day) index", arguments: Backend.allCases)

@@ -72,14 +72,27 @@ enum StatsRollups {
             .sorted { ($0.app, $0.day) < ($1.app, $1.day) }
     }
 
-    /// A batch of day rows summed per app, month and link, in key order.
+    /// A batch of day rows summed per app, month and link, in key order. The rows come in (link, day) order
+    /// (`ShareEventBatch.dayRows`), so a link's days of one month are next to one another and summed as they come;
+    /// rows in another order are summed all the same, only later in the sort.
     static func linkMonths(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> [(key: LinkDayKey, counts: LinkDayCounts)] {
-        var sums: [LinkDayKey: LinkDayCounts] = [:]
+        var sums: [(key: LinkDayKey, counts: LinkDayCounts)] = []
         for (key, counts) in rows where !counts.isZero {
-            sums[LinkDayKey(linkID: key.linkID, app: key.app, day: key.day.monthStart), default: LinkDayCounts()].add(counts)
+            let month = LinkDayKey(linkID: key.linkID, app: key.app, day: key.day.monthStart)
+            if let last = sums.indices.last, sums[last].key == month {
+                sums[last].counts.add(counts)
+            } else {
+                sums.append((month, counts))
+            }
         }
-        return sums.map { (key: $0.key, counts: $0.value) }
-            .sorted { ($0.key.app, $0.key.day.number, $0.key.linkID) < ($1.key.app, $1.key.day.number, $1.key.linkID) }
+        // Mostly in order already (one app and one month in a flush, the links in order): the sort finds the runs.
+        sums.sort { ($0.key.app, $0.key.day.number, $0.key.linkID) < ($1.key.app, $1.key.day.number, $1.key.linkID) }
+        var merged: [(key: LinkDayKey, counts: LinkDayCounts)] = []
+        merged.reserveCapacity(sums.count)
+        for row in sums {
+            if let last = merged.indices.last, merged[last].key == row.key { merged[last].counts.add(row.counts) } else { merged.append(row) }
+        }
+        return merged
     }
 
     /// An app's UTC day (the day number), ordered by app then day.
