@@ -1,6 +1,8 @@
 import Foundation
-import LinkStore
+import GRDB
+@testable import LinkStore
 import LinkdTestSupport
+import Synchronization
 import Testing
 
 private func link(_ n: Int) -> LinkRecord {
@@ -25,6 +27,22 @@ struct GroupCommitTests {
         let counts = backend.linkCommits
         #expect(counts.writes == 200)
         #expect(counts.transactions < counts.writes, "no two creations shared a transaction: \(counts)")
+    }
+
+    @Test("a batch keeps its savepoints' journal in memory; every other write keeps SQLite's default, which spills to disk")
+    func journalInMemoryForBatchesOnly() async throws {
+        let backend = try SQLiteBackend(path: temporaryDataDir() + ".sqlite")
+        // Twice: every batch sets it, not only the first.
+        for batch in 1...2 {
+            let during = Mutex<Int?>(nil)
+            try await backend.groupCommit.write { db in
+                let store = try Int.fetchOne(db, sql: "PRAGMA temp_store")
+                during.withLock { $0 = store }
+            }
+            #expect(during.withLock { $0 } == 2, "MEMORY inside batch \(batch)")
+            #expect(try await backend.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 0,
+                    "DEFAULT for the writes after batch \(batch)")
+        }
     }
 
     @Test("a taken id or short id in a batch is that creation's conflict; the others of its transaction are stored")

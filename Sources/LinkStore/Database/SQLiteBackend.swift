@@ -27,10 +27,6 @@ public final class SQLiteBackend: StoreBackend {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(pool)
-            // Savepoint journals in memory, once migrations (whose index builds may sort more than memory should
-            // hold) are done: every new link is written in a savepoint of its own (`SQLiteGroupCommit`), which
-            // otherwise journals each page it changes to a temporary file, a system call each.
-            try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         } catch {
             throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
         }

@@ -68,7 +68,16 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     /// One transaction for the batch: each write in its savepoint; then every caller answered.
+    ///
+    /// The savepoints' journal is kept in memory for the batch (`temp_store`): SQLite journals each page a savepoint
+    /// changes, and past 64 KiB in a transaction it writes them to a temporary file — a third of the writer's system
+    /// calls under load. A batch is bounded (`maxBatch` creations of a few pages each); every other write keeps the
+    /// default, so that a statement changing a million rows (a publish's moves) spills its journal to disk.
     private func commit(_ batch: [Pending], in db: Database) {
+        // The setting is read when the transaction begins (below); it drops no prepared statement (no temporary
+        // database is open).
+        try? db.execute(sql: "PRAGMA temp_store = MEMORY")
+        defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
         var outcomes = [(any Error)?](repeating: nil, count: batch.count)
         do {
             try db.inTransaction {
