@@ -40,7 +40,7 @@ test: test-deps build
 	scripts/check-warnings.sh .build/build-tests.log
 	scripts/test-postgres.sh start >/dev/null
 	tmp=$$(mktemp -d /tmp/linkd-test-run.XXXXXX); TMPDIR=$$tmp swift test --skip-build --no-parallel; status=$$?; \
-	  scripts/test-postgres.sh stop; scripts/test-pebble.sh stop >/dev/null; \
+	  scripts/test-postgres.sh purge; scripts/test-pebble.sh stop >/dev/null; \
 	  if [ $$status -eq 0 ]; then rm -rf $$tmp; else echo "the tests' temporary files are kept in $$tmp"; fi; \
 	  [ $$status -eq 0 ] || exit $$status
 	scripts/test-typescript.sh

@@ -14,8 +14,14 @@ bin=${LINKD_BIN:-.build/release/linkd}
 [ -x "$bin" ] || { echo "import-bench: no $bin; run scripts/build-release.sh first (or LINKD_BIN=.build/debug/linkd)" >&2; exit 1; }
 work=$(mktemp -d /tmp/linkd-import-bench.XXXXXX)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 database=""
+url=""
+# On exit: the daemon stopped, its directory and (PostgreSQL) its database dropped, whatever ended the run (an
+# interrupt or a TERM exits through it too).
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"
+  [ -z "$url" ] || psql "$url" -qc "DROP DATABASE IF EXISTS import_bench_$$" >/dev/null 2>&1 || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ "$which" = postgres ]; then
   url=$(scripts/test-postgres.sh start | tail -1)
   psql "$url" -qc "CREATE DATABASE import_bench_$$" >/dev/null

@@ -21,7 +21,13 @@ bin=${LINKD_BIN:-.build/debug/linkd}
 [ -x "$bin" ] || { echo "stats-bench: no $bin; run swift build first" >&2; exit 1; }
 work=$(mktemp -d /tmp/linkd-stats-bench.XXXXXX)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+pg_root=""
+# On exit: the daemon stopped, its directory and (PostgreSQL) its database dropped, whatever ended the run (an
+# interrupt or a TERM exits through it too).
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"
+  [ -z "$pg_root" ] || psql "$pg_root" -qc "DROP DATABASE IF EXISTS stats_bench_$$" >/dev/null 2>&1 || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 last=$(( $(date +%s) / 86400 ))
 first=$(( last - days + 1 ))
 sample=$(( links / 8 * 4 ))   # the link number whose rows go to a link made through the API (of handz: i % 4 == 0)
@@ -125,6 +131,7 @@ bench_sqlite() {
 bench_postgres() {
   local url
   url=$(scripts/test-postgres.sh start | tail -1)
+  pg_root=$url
   local name="stats_bench_$$"
   psql "$url" -qc "CREATE DATABASE $name" >/dev/null
   local db=${url%/*}/$name
