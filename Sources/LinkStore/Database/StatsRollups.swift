@@ -72,27 +72,18 @@ enum StatsRollups {
             .sorted { ($0.app, $0.day) < ($1.app, $1.day) }
     }
 
-    /// A batch of day rows summed per app, month and link, in key order. The rows come in (link, day) order
-    /// (`ShareEventBatch.dayRows`), so a link's days of one month are next to one another and summed as they come;
-    /// rows in another order are summed all the same, only later in the sort.
+    /// A batch of day rows summed per app, month and link, in key order: the rows' month keys sorted (mostly in
+    /// order already, one app and one month in a flush with the links in order, so the sort finds the runs), then
+    /// each run of one key summed (a dictionary and a sort of its own were a tenth of a flush).
     static func linkMonths(_ rows: [(key: LinkDayKey, counts: LinkDayCounts)]) -> [(key: LinkDayKey, counts: LinkDayCounts)] {
+        let months = rows.filter { !$0.counts.isZero }
+            .map { (key: LinkDayKey(linkID: $0.key.linkID, app: $0.key.app, day: $0.key.day.monthStart), counts: $0.counts) }
+            .sorted { ($0.key.app, $0.key.day.number, $0.key.linkID) < ($1.key.app, $1.key.day.number, $1.key.linkID) }
         var sums: [(key: LinkDayKey, counts: LinkDayCounts)] = []
-        for (key, counts) in rows where !counts.isZero {
-            let month = LinkDayKey(linkID: key.linkID, app: key.app, day: key.day.monthStart)
-            if let last = sums.indices.last, sums[last].key == month {
-                sums[last].counts.add(counts)
-            } else {
-                sums.append((month, counts))
-            }
+        for row in months {
+            if let last = sums.indices.last, sums[last].key == row.key { sums[last].counts.add(row.counts) } else { sums.append(row) }
         }
-        // Mostly in order already (one app and one month in a flush, the links in order): the sort finds the runs.
-        sums.sort { ($0.key.app, $0.key.day.number, $0.key.linkID) < ($1.key.app, $1.key.day.number, $1.key.linkID) }
-        var merged: [(key: LinkDayKey, counts: LinkDayCounts)] = []
-        merged.reserveCapacity(sums.count)
-        for row in sums {
-            if let last = merged.indices.last, merged[last].key == row.key { merged[last].counts.add(row.counts) } else { merged.append(row) }
-        }
-        return merged
+        return sums
     }
 
     /// An app's UTC day (the day number), ordered by app then day.

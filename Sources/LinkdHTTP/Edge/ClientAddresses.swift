@@ -45,7 +45,7 @@ package struct ClientAddresses: Sendable {
         if let forwarded, forwarded.utf8.count <= Self.maxForwardedBytes {
             chain = Self.forAddresses(forwarded)
         } else if let xForwardedFor, xForwardedFor.utf8.count <= Self.maxForwardedBytes {
-            chain = xForwardedFor.split(separator: ",").map { Self.trimmed($0) }
+            chain = xForwardedFor.split(separator: ",").map(HTTPWhitespace.trimmed)
         } else {
             return peerKey
         }
@@ -63,8 +63,8 @@ package struct ClientAddresses: Sendable {
         value.split(separator: ",").compactMap { element -> Substring? in
             for pair in element.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, trimmed(parts[0]).lowercased() == "for" else { continue }
-                var node = trimmed(parts[1])
+                guard parts.count == 2, HTTPWhitespace.trimmed(parts[0]).lowercased() == "for" else { continue }
+                var node = HTTPWhitespace.trimmed(parts[1])
                 if node.hasPrefix("\""), node.hasSuffix("\""), node.count >= 2 { node = node.dropFirst().dropLast() }
                 if node.hasPrefix("[") {  // [v6]:port
                     guard let close = node.firstIndex(of: "]") else { return "" }
@@ -75,12 +75,5 @@ package struct ClientAddresses: Sendable {
             }
             return ""  // an element without `for`: unusable, ends the walk
         }
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
     }
 }
