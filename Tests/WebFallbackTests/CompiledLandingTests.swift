@@ -164,7 +164,7 @@ import Testing
                 context.set("c", flags.2)
                 context.set("s", "round \(round) & <\(flags)>")
                 let reference = template.mustache.render(context.mustacheContext())
-                Self.expectSameBytes(template.render(context), reference, "\(round) \(flags)")
+                Self.expectSameBytes(String(decoding: template.render(context), as: UTF8.self), reference, "\(round) \(flags)")
             }
         }
         #expect(template.shapeCounts.skeletons == 2 && template.shapeCounts.mustacheOnly == 0)
@@ -175,7 +175,7 @@ import Testing
     @Test func markerOutputParsing() {
         let parsed = TemplateSkeleton(markedOutput: "<a>\u{E000}1&amp;\u{E001}|\u{E000}0&\u{E001}</a>", slotCount: 2)
         #expect(parsed?.pieces == [.text("<a>"), .escapedSlot(1), .text("|"), .rawSlot(0), .text("</a>")])
-        #expect(parsed?.fill(["<r>", "<e>"]) == "<a>&lt;e&gt;|<r></a>")
+        #expect(parsed.map { String(decoding: $0.fill(["<r>", "<e>"]), as: UTF8.self) } == "<a>&lt;e&gt;|<r></a>")
         for broken in [
             "\u{E000}1&amp;", "\u{E000}1&amp;x\u{E001}", "\u{E000}&\u{E001}", "\u{E000}2&\u{E001}", "x\u{E001}",
             "\u{E000}01&\u{E001}", "\u{E000}1\u{E001}", "\u{E000}1&am\u{E001}", "\u{E000}", "\u{E000}1",

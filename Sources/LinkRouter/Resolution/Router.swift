@@ -312,9 +312,15 @@ public final class Router: Sendable {
 
     /// The public share URL for a token: `https://<first share host><share path with the token>`.
     public func shareURL(app: String, token: String) -> String? {
+        shareURLAndPath(app: app, token: token)?.url
+    }
+
+    /// `shareURL(app:token:)` and the share path in it, after the host's `/` (`s/TOKEN`): what the app's custom
+    /// scheme opens as `handz://s/TOKEN`.
+    public func shareURLAndPath(app: String, token: String) -> (url: String, path: String)? {
         guard let compiled = apps[app], let host = compiled.manifest.shareHosts.first, let path = sharePath(compiled, token: token)
         else { return nil }
-        return "https://\(host)/\(path)"
+        return ("https://\(host)/\(path)", path)
     }
 
     /// The share URLs of a token, one per host its app's share path is served on (`AppManifest.shareHosts`), the

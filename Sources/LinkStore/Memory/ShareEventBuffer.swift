@@ -50,11 +50,16 @@ public final class ShareEventBuffer: Sendable {
     /// How many links have events pending.
     public var pendingLinks: Int { pending.withLock { $0.count } }
 
-    /// Takes every pending event, leaving the buffer empty.
+    /// How many links the pending events' dictionary holds before it grows.
+    var reservedLinks: Int { pending.withLock { $0.capacity } }
+
+    /// Takes every pending event, leaving the buffer empty, with room for as many links as were taken (at most
+    /// `capacity`): the next interval's links go in without the dictionary growing a dozen times from empty, each
+    /// time rehashing every link in it while the event loop waits for the lock.
     public func drain() -> ShareEventBatch {
         ShareEventBatch(links: pending.withLock { links in
             let taken = links
-            links = [:]
+            links = Dictionary(minimumCapacity: Swift.min(taken.count, capacity))
             return taken
         })
     }

@@ -8,7 +8,7 @@ extension ReadyResponse {
     /// A rendered web-fallback page with its own status and headers. Pages share a few heads (every landing page
     /// has status 200 and the same header fields), so a head is converted and encoded once (`PageHeads`).
     init(page: RenderedPage) {
-        let body = ByteBuffer(string: page.body)
+        let body = ByteBuffer(bytes: page.utf8)
         if let head = PageHeads.shared.head(of: page) {
             self = head.replacingBody(body)
         } else {

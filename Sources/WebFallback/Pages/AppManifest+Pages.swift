@@ -34,12 +34,23 @@ extension LandingPage {
         _ manifest: AppManifest, url: String, customSchemeURL: String?, client: UserAgentKind, preview: Preview? = nil,
         title: String? = nil
     ) {
+        self.init(
+            AppPageInfo(manifest), scheme: manifest.schemes.first, url: url, customSchemeURL: customSchemeURL, client: client,
+            preview: preview, title: title)
+    }
+
+    /// The same from the app's page information and its first custom scheme, worked out once per manifest
+    /// (`SharePages` keeps them per app).
+    init(
+        _ app: AppPageInfo, scheme: String?, url: String, customSchemeURL: String?, client: UserAgentKind, preview: Preview?,
+        title: String? = nil
+    ) {
         let open = switch client {
         case .iOS, .android: customSchemeURL ?? url
-        case .desktop, .crawler: manifest.webFallbackURL ?? url
+        case .desktop, .crawler: app.webFallbackURL ?? url
         }
         self.init(
-            app: AppPageInfo(manifest), shareURL: url, openInAppURL: open, customScheme: manifest.schemes.first,
-            customSchemeURL: customSchemeURL, preview: preview, title: title)
+            app: app, shareURL: url, openInAppURL: open, customScheme: scheme, customSchemeURL: customSchemeURL,
+            preview: preview, title: title)
     }
 }

@@ -52,17 +52,18 @@ final class CompiledTemplate: Sendable {
         }
     }
 
-    /// The template rendered with `context`: what `mustache.render(context.mustacheContext())` gives, byte for byte.
-    func render(_ context: TemplateObject) -> String {
-        guard compilable else { return mustache.render(context.mustacheContext()) }
+    /// The template rendered with `context`, as UTF-8: what `mustache.render(context.mustacheContext())` gives, byte
+    /// for byte.
+    func render(_ context: TemplateObject) -> [UInt8] {
+        guard compilable else { return Array(mustache.render(context.mustacheContext()).utf8) }
         let (shape, slots) = context.shapeAndSlots()
         switch shapes.withLock({ $0[shape] }) {
         case .skeleton(let skeleton)?:
             return skeleton.fill(slots)
         case .mustacheOnly?:
-            return mustache.render(context.mustacheContext())
+            return Array(mustache.render(context.mustacheContext()).utf8)
         case nil:
-            return renderCompiling(context, shape: shape, slots: slots)
+            return Array(renderCompiling(context, shape: shape, slots: slots).utf8)
         }
     }
 
@@ -84,11 +85,11 @@ final class CompiledTemplate: Sendable {
         let markers = slots.indices.map { "\u{E000}\($0)&\u{E001}" }
         let marked = mustache.render(context.mustacheContext(substituting: markers))
         guard let skeleton = TemplateSkeleton(markedOutput: marked, slotCount: slots.count),
-            skeleton.fill(slots).utf8.elementsEqual(reference.utf8)
+            skeleton.fill(slots).elementsEqual(reference.utf8)
         else { return nil }
         let probes = slots.indices.map(Self.probe)
         let probed = mustache.render(context.mustacheContext(substituting: probes))
-        guard skeleton.fill(probes).utf8.elementsEqual(probed.utf8) else { return nil }
+        guard skeleton.fill(probes).elementsEqual(probed.utf8) else { return nil }
         return skeleton
     }
 
@@ -116,8 +117,20 @@ struct TemplateSkeleton: Sendable {
     let pieces: [Piece]
     /// How many slots a context of this shape has.
     let slotCount: Int
-    /// The fixed text's length in UTF-8 bytes (to reserve the output's room once).
-    private let textByteCount: Int
+    /// The fixed text of every piece, one after the other, as UTF-8.
+    private let text: [UInt8]
+    /// The pieces as `fill` writes them: a fixed text as its range in `text` (no string to retain per piece).
+    private let steps: [Step]
+
+    /// A piece as `fill` takes it.
+    private enum Step {
+        /// `text[start..<end]`.
+        case text(start: Int, end: Int)
+        /// Slot `n`, escaped.
+        case escapedSlot(Int)
+        /// Slot `n`, as it is.
+        case rawSlot(Int)
+    }
 
     /// Parses Mustache's output for a marker context; nil when a marker is cut or malformed, or names a slot at or
     /// past `slotCount`.
@@ -144,9 +157,18 @@ struct TemplateSkeleton: Sendable {
         if textStart < bytes.count { pieces.append(.text(String(decoding: bytes[textStart...], as: UTF8.self))) }
         self.pieces = pieces
         self.slotCount = slotCount
-        textByteCount = pieces.reduce(0) { total, piece in
-            if case .text(let text) = piece { total + text.utf8.count } else { total }
+        var text: [UInt8] = []
+        steps = pieces.map { piece in
+            switch piece {
+            case .text(let piece):
+                let start = text.count
+                text.append(contentsOf: piece.utf8)
+                return .text(start: start, end: text.count)
+            case .escapedSlot(let slot): return .escapedSlot(slot)
+            case .rawSlot(let slot): return .rawSlot(slot)
+            }
         }
+        self.text = text
     }
 
     /// The marker whose number starts at `start` (just past U+E000): its piece and the index just past its U+E001.
@@ -173,18 +195,35 @@ struct TemplateSkeleton: Sendable {
         return (escaped ? .escapedSlot(number) : .rawSlot(number), index + 3)
     }
 
-    /// The output for a context of this shape with these slot strings (`slots.count == slotCount`).
-    func fill(_ slots: [String]) -> String {
+    /// The output, as UTF-8, for a context of this shape with these slot strings (`slots.count == slotCount`): written
+    /// into one array sized once (an escaped string is at most six times its length: `"` becomes `&quot;`).
+    func fill(_ slots: [String]) -> [UInt8] {
         precondition(slots.count == slotCount, "a skeleton filled with another shape's slots")
-        var output = ""
-        output.reserveCapacity(slots.reduce(textByteCount) { $0 + $1.utf8.count } + 64)
-        for piece in pieces {
-            switch piece {
-            case .text(let text): output += text
-            case .escapedSlot(let slot): HTMLEscaping.append(slots[slot], escapedTo: &output)
-            case .rawSlot(let slot): output += slots[slot]
+        var bound = text.count
+        for step in steps {
+            switch step {
+            case .text: break
+            case .escapedSlot(let slot): bound += HTMLEscaping.maxGrowth * slots[slot].utf8.count
+            case .rawSlot(let slot): bound += slots[slot].utf8.count
             }
         }
-        return output
+        return [UInt8](unsafeUninitializedCapacity: bound) { output, count in
+            count = 0
+            text.withUnsafeBufferPointer { text in
+                for step in steps {
+                    switch step {
+                    case .text(let start, let end):
+                        let piece = UnsafeBufferPointer(rebasing: text[start..<end])
+                        _ = UnsafeMutableBufferPointer(rebasing: output[count...]).initialize(fromContentsOf: piece)
+                        count += piece.count
+                    case .escapedSlot(let slot):
+                        count += HTMLEscaping.write(slots[slot], into: UnsafeMutableBufferPointer(rebasing: output[count...]))
+                    case .rawSlot(let slot):
+                        var string = slots[slot]
+                        count += string.withUTF8 { UnsafeMutableBufferPointer(rebasing: output[count...]).initialize(fromContentsOf: $0) }
+                    }
+                }
+            }
+        }
     }
 }

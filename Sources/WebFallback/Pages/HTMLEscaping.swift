@@ -4,32 +4,36 @@
 /// keeps it. Tested equal to Mustache over every ASCII character and every Unicode scalar, and with each special
 /// character at every place of strings up to 40 bytes long.
 enum HTMLEscaping {
-    /// Appends `text`, escaped, to `output`. Strings without a special byte are appended as they are; ASCII strings
-    /// are escaped byte by byte (no two ASCII scalars but `\r\n` form one character); the rest go character by
-    /// character, as Mustache goes.
-    static func append(_ text: String, escapedTo output: inout String) {
+    /// The most bytes one byte of text becomes escaped: `"` is six bytes as `&quot;`.
+    static let maxGrowth = 6
+
+    /// Writes `text`, escaped, at the start of `output` (room for `maxGrowth` bytes per byte of text); the bytes
+    /// written. Strings without a special byte are copied as they are; ASCII strings are escaped byte by byte (no two
+    /// ASCII scalars but `\r\n` form one character); the rest go character by character, as Mustache goes.
+    static func write(_ text: String, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var contiguous = text
-        let (special, ascii) = contiguous.withUTF8(scan)
-        guard special else {
-            output += text
-            return
-        }
-        guard ascii else {
-            appendByCharacter(text, to: &output)
-            return
-        }
-        let utf8 = text.utf8
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            if let replacement = replacement(for: utf8[index]) {
-                output.append(contentsOf: text[runStart..<index])
-                output += replacement
-                runStart = utf8.index(after: index)
+        return contiguous.withUTF8 { bytes in
+            let (special, ascii) = scan(bytes)
+            guard special else { return output.initialize(fromContentsOf: bytes) }
+            guard ascii else {
+                var escaped = ""
+                appendByCharacter(text, to: &escaped)
+                return escaped.withUTF8 { output.initialize(fromContentsOf: $0) }
             }
-            index = utf8.index(after: index)
+            var count = 0
+            for byte in bytes {
+                guard let replacement = replacement(for: byte) else {
+                    output.initializeElement(at: count, to: byte)
+                    count += 1
+                    continue
+                }
+                for replacementByte in replacement.utf8 {
+                    output.initializeElement(at: count, to: replacementByte)
+                    count += 1
+                }
+            }
+            return count
         }
-        output.append(contentsOf: text[runStart..<utf8.endIndex])
     }
 
     /// Whether `bytes` hold one of the five special characters, and whether they are all ASCII; eight bytes at a
@@ -67,11 +71,12 @@ enum HTMLEscaping {
         return (special, ascii)
     }
 
-    /// `text`, escaped.
+    /// `text`, escaped (through `write`).
     static func escaped(_ text: String) -> String {
-        var output = ""
-        append(text, escapedTo: &output)
-        return output
+        let bytes = [UInt8](unsafeUninitializedCapacity: maxGrowth * text.utf8.count) { output, count in
+            count = write(text, into: output)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// What an ASCII byte is escaped to, if it is one of the five.

@@ -192,8 +192,23 @@ public struct RenderedPage: Sendable {
     public var status: Int
     /// Content type, cache and security headers (see `SecurityHeaders`).
     public var headers: [(name: String, value: String)]
-    /// The UTF-8 HTML.
-    public var body: String
+    /// The HTML as UTF-8: what is sent.
+    public var utf8: [UInt8]
+
+    /// The HTML.
+    public var body: String { String(decoding: utf8, as: UTF8.self) }
+
+    /// A page whose HTML is `body`.
+    public init(status: Int, headers: [(name: String, value: String)], body: String) {
+        self.init(status: status, headers: headers, utf8: Array(body.utf8))
+    }
+
+    /// A page whose HTML is `utf8` (valid UTF-8, as a template renders it).
+    public init(status: Int, headers: [(name: String, value: String)], utf8: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.utf8 = utf8
+    }
 }
 
 /// URL helpers for building links that go into pages.

@@ -44,7 +44,7 @@ public struct PageError: Error, Sendable, CustomStringConvertible {
 /// Renders the landing and unavailable pages from Mustache templates. Templates are parsed once, at `init`.
 /// Every value is HTML-escaped by the templates (`{{…}}`, never `{{{…}}}` for outside strings). The landing page is
 /// rendered through a skeleton compiled per context shape (`CompiledTemplate`), byte-identical to Mustache's output.
-public struct PageRenderer: Sendable {
+public final class PageRenderer: Sendable {
     static let templateNames = ["landing", "unavailable"]
 
     private let defaults: [String: CompiledTemplate]
@@ -99,8 +99,8 @@ public struct PageRenderer: Sendable {
     /// app-link path), which is encoded for this page alone and never fills the cache.
     public func landing(_ page: LandingPage, for client: UserAgentKind, cachingQRCode: Bool = true) -> RenderedPage {
         let context = landingContext(page, client: client, cachingQRCode: cachingQRCode)
-        let body = template("landing", app: page.app.appID)?.render(context) ?? ""
-        return RenderedPage(status: 200, headers: Self.htmlHeaders, body: body)
+        let body = template("landing", app: page.app.appID)?.render(context) ?? []
+        return RenderedPage(status: 200, headers: Self.htmlHeaders, utf8: body)
     }
 
     /// The unavailable page: 410 when gone, 404 when unknown, the same body either way; its headline is the

@@ -21,9 +21,9 @@ public final class SharePages<Page: Sendable>: Sendable {
     public let fetches: OriginFetches
     private let origins: [String: OriginClient]
     private let makePage: @Sendable (RenderedPage) -> Page
-    /// Landing pages as rendered, by token and client kind, for `renderedPageSeconds`: rendering (Mustache, HTML
-    /// escaping) costs far more than the rest of the request. Only the page is kept: the link's status is decided
-    /// afresh on every request, so a revocation still bites at once.
+    /// Landing pages as rendered, by token and client kind, for `renderedPageSeconds`, each from its second rendering
+    /// on (a page made once is not kept): rendering costs more than the rest of the request. Only the page is kept:
+    /// the link's status is decided afresh on every request, so a revocation still bites at once.
     private let rendered: RenderedPages<Page>
     /// How long a rendered landing page is reused.
     public static var renderedPageSeconds: Double { 10 }
@@ -60,7 +60,9 @@ public final class SharePages<Page: Sendable>: Sendable {
         var origins: [String: OriginClient] = [:]
         var gonePages: [String: Page] = [:]
         var unknownPages: [String: Page] = [:]
+        var landingApps: [String: LandingApp] = [:]
         for manifest in router.manifests {
+            landingApps[manifest.app] = LandingApp(manifest)
             gonePages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: true))
             unknownPages[manifest.app] = makePage(Self.unavailable(renderer, app: manifest, gone: false))
             guard let origin = manifest.origin else { continue }
@@ -72,6 +74,7 @@ public final class SharePages<Page: Sendable>: Sendable {
                 baseURL: origin.baseURL, previewPath: Self.braceTemplate(origin.previewPath)))
         }
         self.origins = origins
+        self.landingApps = landingApps
         self.gonePages = gonePages
         self.unknownPages = unknownPages
         self.unknownWithoutApp = makePage(Self.unavailable(renderer, app: nil, gone: false))
@@ -89,7 +92,7 @@ public final class SharePages<Page: Sendable>: Sendable {
     ) -> (page: Page, deleted: Bool)? {
         let key = RenderedPageKey(token: token, client: client)
         if let page = rendered.page(for: key, maxAge: Self.renderedPageSeconds) { return (page, false) }
-        guard let manifest = router.manifest(app: app) else { return (unknownWithoutApp, false) }
+        guard let landingApp = landingApps[app] else { return (unknownWithoutApp, false) }
         let origin = origins[app]
         let cached = origin?.cachedPreview(params: target.params)
         var preview: Preview?
@@ -102,18 +105,19 @@ public final class SharePages<Page: Sendable>: Sendable {
             }
         }
         if preview == nil, let title = title(), !title.isEmpty { preview = Preview(title: title) }
-        let shareURL = router.shareURL(app: manifest.app, token: token) ?? ""
+        let share = router.shareURLAndPath(app: app, token: token)
         var page = LandingPage(
-            manifest, url: shareURL, customSchemeURL: Self.customSchemeURL(manifest, shareURL: shareURL), client: client,
+            landingApp.info, scheme: landingApp.scheme, url: share?.url ?? "",
+            customSchemeURL: share.flatMap { share in landingApp.scheme.map { "\($0)://\(share.path)" } }, client: client,
             preview: preview)
         // The store buttons go through linkd's store redirect, which makes the claim code of a deferred deep link.
-        if manifest.share?.path == "/s/:token" {
-            page.installBaseURL = shareURL + "/install"
+        if landingApp.sharesAtTokenPath {
+            page.installBaseURL = (share?.url ?? "") + "/install"
             page.qrImagePath = "/s/\(token)/qr.svg"
         }
         let ready = makePage(renderer.landing(page, for: client))
         // A page made without the origin's fresh preview (slow, down, busy) is not kept: the next visitor may get it.
-        if origin == nil || cached?.fresh == true { rendered.store(ready, for: key) }
+        if origin == nil || cached?.fresh == true { rendered.offer(ready, for: key) }
         return (ready, false)
     }
 
@@ -131,6 +135,26 @@ public final class SharePages<Page: Sendable>: Sendable {
     public func unknownPage(host: String?) -> Page {
         guard let host, let app = router.shareApp(host: Authority.hostname(host)) else { return unknownWithoutApp }
         return unknownPages[app] ?? unknownWithoutApp
+    }
+
+    /// What every landing page of an app shares, by app id.
+    private let landingApps: [String: LandingApp]
+
+    /// What every landing page of one app shares, worked out once from its manifest (a manifest is a large value:
+    /// copying it out of the router, and its page information out of it, cost a tenth of a page's rendering).
+    private struct LandingApp: Sendable {
+        /// The app's name, stores, fallback, language and badges.
+        let info: AppPageInfo
+        /// The app's first custom scheme, for the custom-scheme URL.
+        let scheme: String?
+        /// Whether the share path is `/s/:token`, which has the store redirect and the QR image routes.
+        let sharesAtTokenPath: Bool
+
+        init(_ manifest: AppManifest) {
+            info = AppPageInfo(manifest)
+            scheme = manifest.schemes.first
+            sharesAtTokenPath = manifest.share?.path == "/s/:token"
+        }
     }
 
     /// The 410 page of each app, rendered once, and the one naming no app.
@@ -171,14 +195,6 @@ public final class SharePages<Page: Sendable>: Sendable {
 
     // MARK: Manifest → page models
 
-    /// `scheme://host/path` of the share URL with the app's first custom scheme (`handz://s/TOKEN`), which the
-    /// router resolves like the https link.
-    static func customSchemeURL(_ manifest: AppManifest, shareURL: String) -> String? {
-        // The share URL is the router's own (`https://host/path`): its path as written, read as bytes.
-        guard let scheme = manifest.schemes.first, let (path, _) = LongLink.pathAndQuery(shareURL) else { return nil }
-        return "\(scheme):/" + path
-    }
-
     /// `/v1/previews/flows/:flowId` → `/v1/previews/flows/{flowId}` (OriginClient's template syntax).
     static func braceTemplate(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false)
@@ -197,6 +213,11 @@ struct RenderedPageKey: Hashable, Sendable {
 /// half `capacity` each: when the newer is full it becomes the older, and the older is dropped. A page found in the
 /// older generation moves to the newer, so a link opened again and again keeps its page however many links are
 /// opened once beside it (a crawler, the long tail); emptying the whole cache when full lost the popular pages too.
+///
+/// A page is kept only the second time it is offered (`offer`), a doorkeeper: the first offer notes the key's hash in
+/// a table of `4 × capacity` slots, and a later offer of a key found there keeps the page. Under a long tail most pages
+/// are made once and never asked for again; keeping each of them cost a dictionary insertion and, every half
+/// `capacity` pages, a generation's turnover, which also pushed out pages opened a few times.
 final class RenderedPages<Page: Sendable>: Sendable {
     private struct Entry {
         let made: ContinuousClock.Instant
@@ -206,12 +227,19 @@ final class RenderedPages<Page: Sendable>: Sendable {
     private struct Generations {
         var newer: [RenderedPageKey: Entry] = [:]
         var older: [RenderedPageKey: Entry] = [:]
+        /// The hashes of keys offered once, each in the slot its hash picks (a later key may take the slot).
+        var offeredOnce: [Int]
     }
 
-    private let generations = Mutex(Generations())
+    private let generations: Mutex<Generations>
     let capacity: Int
 
-    init(capacity: Int) { self.capacity = max(2, capacity) }
+    init(capacity: Int) {
+        self.capacity = max(2, capacity)
+        // A power of two, so that a slot is the hash's low bits.
+        let slots = 1 << (Int.bitWidth - (4 * self.capacity - 1).leadingZeroBitCount)
+        generations = Mutex(Generations(offeredOnce: Array(repeating: 0, count: slots)))
+    }
 
     /// The page made for `key` less than `maxAge` seconds ago.
     func page(for key: RenderedPageKey, maxAge: Double) -> Page? {
@@ -224,10 +252,23 @@ final class RenderedPages<Page: Sendable>: Sendable {
         }
     }
 
-    /// Keeps `page` for `key`.
-    func store(_ page: Page, for key: RenderedPageKey) {
-        let entry = Entry(made: ContinuousClock.now, page: page)
-        generations.withLock { Self.insert(entry, for: key, into: &$0, capacity: capacity) }
+    /// Keeps `page` for `key` (replacing a page kept for it) if `key` was offered before and its note is still
+    /// there; otherwise notes the key, so that its next offer keeps the page. Whether the page was kept.
+    ///
+    /// A note lasts until another key's hash picks its slot; a page whose note was overwritten is kept at its next
+    /// offer after this one (a popular page, rendered again when it is `renderedPageSeconds` old, is one rendering late).
+    @discardableResult
+    func offer(_ page: Page, for key: RenderedPageKey) -> Bool {
+        let hash = key.hashValue
+        return generations.withLock { generations in
+            let slot = hash & (generations.offeredOnce.count - 1)
+            guard generations.offeredOnce[slot] == hash else {
+                generations.offeredOnce[slot] = hash
+                return false
+            }
+            Self.insert(Entry(made: ContinuousClock.now, page: page), for: key, into: &generations, capacity: capacity)
+            return true
+        }
     }
 
     /// How many pages are kept.
