@@ -55,10 +55,18 @@ struct ErrorTests {
             func create(_ body: [String: Any]) async throws -> Reply { try await api.call(.post, "/v1/links", key: key, json: body) }
             let flow = ["flowId": UUID().uuidString.lowercased()]
 
-            #expect(try await api.call(.post, "/v1/links", key: key, raw: "{not json", contentType: "application/json").errorCode == "bad_request")
-            #expect(try await api.call(.post, "/v1/links", key: key, raw: "[1]", contentType: "application/json").errorCode == "bad_request")
-            let unknownField = try await create(["route": "ShareLink/FlowView", "params": flow, "colour": "red"])
-            #expect(unknownField.status == 400 && unknownField.text.contains("colour"))
+            // The body is parsed once (JSONBody.decode): what is not an object, an unknown field (the first in sorted
+            // order, with the known ones), a wrong type, each with its own message.
+            for raw in ["{not json", "[1]", "\"text\"", "", "{\"route\": \"ShareLink/FlowView\""] {
+                let reply = try await api.call(.post, "/v1/links", key: key, raw: raw, contentType: "application/json")
+                #expect(reply.status == 400 && reply.errorCode == "bad_request", "\(raw)")
+                #expect(reply.text.contains("the body must be a JSON object"), "\(raw): \(reply.text)")
+            }
+            let unknownField = try await create(["route": "ShareLink/FlowView", "params": flow, "zebra": 1, "colour": "red"])
+            #expect(unknownField.status == 400 && unknownField.text.contains("unknown field 'colour' (known: "), "\(unknownField.text)")
+            #expect(unknownField.text.contains("campaign, owner, params, path, route, suite, title, ttlSeconds"), "the known fields, sorted: \(unknownField.text)")
+            let wrongType = try await create(["route": "ShareLink/FlowView", "params": ["flowId": 7]])
+            #expect(wrongType.status == 400 && wrongType.text.contains("field 'params.flowId' has the wrong type"), "\(wrongType.text)")
             // Without a route the link opens the manifest's share.route (Handz shares ShareLink/FlowView).
             #expect(try await create(["params": flow]).status == 201)
             #expect(try await create(["route": 42]).status == 400)
