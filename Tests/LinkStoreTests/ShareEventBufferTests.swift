@@ -1,5 +1,5 @@
 import Foundation
-@testable import LinkStore
+import LinkStore
 import LinkdTestSupport
 import Testing
 
@@ -132,24 +132,6 @@ struct ShareEventBufferTests {
         #expect(batch.links.count == 100)
         #expect(batch.links[Self.id(7)]?.days[StatsDay(Self.t0)]?.claimsMade == 1)
         #expect(buffer.record(.clickDesktop, linkID: Self.id(100), app: "handz", at: Self.t0), "room again after the drain")
-    }
-
-    @Test("a drain leaves room for as many links as it took, at most the cap, so the next interval's links go in without growing the dictionary")
-    func drainKeepsRoom() {
-        let buffer = ShareEventBuffer(capacity: 5_000)
-        for n in 0..<3_000 { buffer.record(.clickDesktop, linkID: Self.id(n), app: "handz", at: Self.t0) }
-        #expect(buffer.drain().links.count == 3_000)
-        let room = buffer.reservedLinks
-        #expect(room >= 3_000 && room < 6_000, "room for 3,000: \(room)")
-        for n in 0..<3_000 { buffer.record(.clickIOS, linkID: Self.id(10_000 + n), app: "handz", at: Self.t0) }
-        #expect(buffer.reservedLinks == room, "3,000 new links went in without growing it")
-        #expect(buffer.drain().links.count == 3_000)
-        #expect(buffer.drain().isEmpty)
-        #expect(buffer.reservedLinks == 0, "an empty drain gives the room back")
-        let capped = ShareEventBuffer(capacity: 100)
-        for n in 0..<100 { capped.record(.clickDesktop, linkID: Self.id(n), app: "handz", at: Self.t0) }
-        _ = capped.drain()
-        #expect(capped.reservedLinks >= 100 && capped.reservedLinks < 1_000)
     }
 
     @Test("a flush of 20,000 links is written whole; a total without a date keeps the stored last opening", arguments: Backend.allCases)
