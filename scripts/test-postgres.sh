@@ -25,6 +25,7 @@ as_owner() {
 }
 options="-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=400"
 running() { as_owner "$bindir/pg_ctl" status -D "$dir" >/dev/null 2>&1; }
+stop_if_running() { if running; then as_owner "$bindir/pg_ctl" stop -D "$dir" -m fast -w >/dev/null; fi; }
 
 case "$command" in
   start)
@@ -45,13 +46,13 @@ case "$command" in
     echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
     ;;
   stop)
-    running && as_owner "$bindir/pg_ctl" stop -D "$dir" -m fast -w >/dev/null
+    stop_if_running
     exit 0
     ;;
   purge)
     # Stopped and removed (`make test` ends with it): every test makes a database of its own and leaves it, and a
     # cluster kept between runs had grown to 3,199 databases, 35 GB.
-    if running; then as_owner "$bindir/pg_ctl" stop -D "$dir" -m fast -w >/dev/null; fi
+    stop_if_running
     rm -rf "$dir" "$dir.lock" "$dir.initdb.log"
     exit 0
     ;;

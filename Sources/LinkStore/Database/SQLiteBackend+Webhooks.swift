@@ -11,13 +11,13 @@ extension SQLiteBackend {
     static func enqueueWebhookEvents(_ events: [WebhookEvent], in db: Database, at date: Date = Date()) throws {
         guard !events.isEmpty else { return }
         let now = StoredDate.text(date)
-        // A cached statement: every new link comes through here, and compiling the statement each time was a tenth
-        // of a creation's CPU.
         // The endpoints that take an event (`?` its app, `?` its type).
         let takers = """
             FROM webhook_endpoints WHERE app = ? AND enabled = 1 AND failingSince IS NULL
               AND instr(',' || events || ',', ',' || ? || ',') > 0
             """
+        // Cached statements: every new link comes through here, and compiling the statement each time was a tenth
+        // of a creation's CPU.
         let statement = try db.cachedStatement(sql: """
             INSERT INTO webhook_outbox (eventId, endpointId, type, payload, created, attempts, nextAttempt)
             SELECT ?, id, ?, ?, ?, 0, ? \(takers)

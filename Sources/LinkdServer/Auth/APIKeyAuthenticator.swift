@@ -55,8 +55,8 @@ struct APIKeyAuthenticator: Sendable {
         else {
             throw failed(client, lockedOut: !failures.peek(client), APIError(.unauthorized, .unauthorized, "send an API key as 'Authorization: Bearer <key>'"))
         }
-        // HTTP's optional whitespace around the key (trimmed through Foundation's `NSString`, it was 4 % of a link
-        // creation's handling).
+        // HTTP's optional whitespace around the key, trimmed as bytes (through Foundation's `NSString` it was 4 % of
+        // a link creation's handling).
         return try await authenticate(secret: String(HTTPWhitespace.trimmed(header.dropFirst("Bearer ".count))), client: client)
     }
 
