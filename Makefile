@@ -15,7 +15,8 @@ deps:
 test-deps:
 	@scripts/ensure-deps.sh test
 
-## The release build (Swift runtime linked statically, packed relocations: scripts/build-release.sh).
+## The release build (Swift runtime linked statically, packed relocations, the functions a start runs placed together:
+## scripts/build-release.sh, scripts/linkd.order).
 build: deps
 	scripts/build-release.sh
 

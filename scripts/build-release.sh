@@ -4,9 +4,19 @@
 #                              no dynamic symbol lookups into them at start, and only the code linkd uses is mapped;
 #   -use-ld=lld, -z pack-relative-relocs
 #                              the position-independent binary's relocations packed (DT_RELR, glibc ≥ 2.36): 20 KB
-#                              instead of 3 MB of relocation entries read, and fewer pages written, at every start.
-# Together they take about 10 MB off the resident size (docs/benchmarks.md, "Memory").
+#                              instead of 3 MB of relocation entries read, and fewer pages written, at every start;
+#   --no-export-dynamic        the executable's 52,000 symbols (the Swift runtime and Foundation's among them) not
+#                              exported: nothing loads linkd as a library, and their tables were 3.5 MB resident,
+#                              read by the dynamic linker for every symbol a shared library looks up;
+#   -function-sections, --symbol-ordering-file scripts/linkd.order
+#                              each function in a section of its own, and the functions a start and the common
+#                              requests run (scripts/symbol-order.sh writes the list) placed together: the kernel
+#                              maps code in 64 KB windows around each page touched, so run code spread over the
+#                              binary's 32 MB made 22 MB of it resident; packed, a few megabytes.
+# Together they take about 30 MB off the resident size (docs/benchmarks.md, "Memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec swift build -c release --product linkd --static-swift-stdlib \
-  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs "$@"
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xllvm -Xswiftc -function-sections -Xcc -ffunction-sections \
+  -Xlinker "--symbol-ordering-file=$PWD/scripts/linkd.order" -Xlinker --no-warn-symbol-ordering "$@"

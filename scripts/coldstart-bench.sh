@@ -6,6 +6,7 @@
 # with the resident size at the first /healthz and two seconds later.
 # Prints `healthz-ms N` and `readyz-ms N` (the slowest start), `rss-start-mb N` and `rss-2s-mb N` (the largest).
 # Usage: scripts/coldstart-bench.sh   LINKS=… STARTS=… LINKD_BIN=… (default .build/release/linkd, built first)
+#   EXTRA_CONF='key: value\n…' prepends configuration lines (e.g. 'linkCacheWarmup: false\n').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 links=${LINKS:-1000000}
@@ -18,7 +19,7 @@ bin=${LINKD_BIN:-.build/release/linkd}
 work=$(mktemp -d /tmp/linkd-coldstart.XXXXXX)
 trap 'pkill -f "$work/linkd.yaml" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -m 700 "$work/data"
-printf 'port: 0\nlogLevel: warning\ndataDir: %s\n' "$work/data" >"$work/linkd.yaml"
+printf "${EXTRA_CONF:-}port: 0\nlogLevel: warning\ndataDir: %s\n" "$work/data" >"$work/linkd.yaml"
 
 # The first start: schema, keys. Then the rows, as an upgrade with data would find them.
 "$bin" serve --config "$work/linkd.yaml" >"$work/out" 2>&1 &

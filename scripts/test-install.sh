@@ -63,6 +63,13 @@ env -u LINKD_TEMPLATES_DIR -u LINKD_MANIFESTS -u LINKD_CONFIG -u LINKD_DATA_DIR 
 pid=$!
 wait_healthy "$base" 60 "$pid" || { tail -20 "$work/linkd.log" >&2; fail "the installed linkd did not start"; }
 say "/healthz: 200 from the installed linkd in $PWD"
+# The resident size at start, most of it the binary's own pages: 38 MB with scripts/build-release.sh's flags and a
+# current scripts/linkd.order, 49 MB without the order (issue 32's target is 50 MB). The bar is 45 MB, so a build
+# that loses the order, or a list that no longer matches the code (scripts/symbol-order.sh), fails here
+# (docs/benchmarks.md, "The binary's own pages").
+rss_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
+[ "$rss_kb" -lt $((45 * 1024)) ] || fail "resident $((rss_kb / 1024)) MB at start, over 45 MB (is scripts/linkd.order stale? run scripts/symbol-order.sh)"
+say "resident at start: $((rss_kb / 1024)) MB (under 45 MB)"
 wait_file "$work/data/initial-admin-key" 10 || fail "no initial-admin-key in the data directory"
 [ "$(stat -c %a "$work/data")" = 700 ] || fail "the data directory is not mode 700"
 path=$(make_share_link "$base" "$(cat "$work/data/initial-admin-key")") || { tail -20 "$work/linkd.log" >&2; fail "no share link"; }
