@@ -12,11 +12,16 @@
 #                              each function in a section of its own, and the functions a start and the common
 #                              requests run (scripts/symbol-order.sh writes the list) placed together: the kernel
 #                              maps code in 64 KB windows around each page touched, so run code spread over the
-#                              binary's 32 MB made 22 MB of it resident; packed, a few megabytes.
-# Together they take about 30 MB off the resident size (docs/benchmarks.md, "Memory").
+#                              binary's 32 MB made 22 MB of it resident; packed, a few megabytes;
+#   -disable-llvm-merge-functions-pass
+#                              no merged functions: LLVM's pass leaves each merged body's callers a five-byte jump
+#                              to a private function with no symbol, which no list can name, so the ones a start
+#                              runs stayed spread over the binary (a 64 KB window each).
+# Together they take about 25 MB off the resident size at start: 61 → 36 MB (docs/benchmarks.md, "Memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec swift build -c release --product linkd --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xllvm -Xswiftc -function-sections -Xcc -ffunction-sections \
+  -Xswiftc -Xfrontend -Xswiftc -disable-llvm-merge-functions-pass \
   -Xlinker "--symbol-ordering-file=$PWD/scripts/linkd.order" -Xlinker --no-warn-symbol-ordering "$@"
