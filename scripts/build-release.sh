@@ -17,7 +17,8 @@
 #                              no merged functions: LLVM's pass leaves each merged body's callers a five-byte jump
 #                              to a private function with no symbol, which no list can name, so the ones a start
 #                              runs stayed spread over the binary (a 64 KB window each).
-# Together they take about 25 MB off the resident size at start: 61 → 36 MB (docs/benchmarks.md, "Memory").
+# Together they take about 25 MB off the resident size at start: the first two about 10 MB, the last three 15 (an
+# empty store: 50.6 → 35.9 MB; docs/benchmarks.md, "Memory").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec swift build -c release --product linkd --static-swift-stdlib \

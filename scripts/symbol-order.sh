@@ -28,7 +28,7 @@ printf 'port: 0\nlogLevel: warning\nrateLimitPerSecond: 0\nclickFlushSeconds: 0.
 
 for run in 1 2; do
   python3 - "$work" "$run" <<'PY'
-import http.client, json, os, signal, subprocess, sys, time
+import http.client, json, signal, subprocess, sys, time, urllib.parse
 work, run = sys.argv[1], sys.argv[2]
 log = open(f"{work}/out.{run}", "w")
 proc = subprocess.Popen(
@@ -70,7 +70,7 @@ for round in range(3):
             call("GET", f"/s/{link['token']}", agent=agent, expect=200)
             call("GET", f"/s/{short}", agent=agent, expect=200)
         for url in (link["url"], link["shortURL"]):
-            call("GET", "/v1/resolve?" + "&".join(f"{k}={v}" for k, v in {"url": url, "state": "pro"}.items()), expect=200)
+            call("GET", "/v1/resolve?" + urllib.parse.urlencode({"url": url, "state": "pro"}), expect=200)
             call("POST", "/v1/resolve", {"url": url, "state": "signedOut"}, expect=200)
         call("GET", f"/v1/links/{link['id']}", key=client, expect=200)
     call("GET", f"/s/{short}/qr.svg", expect=200)
