@@ -90,7 +90,8 @@ proc.wait(timeout=300)
 PY
 done
 
-python3 - "$work"/callgrind.* >scripts/linkd.order <<'PY'
+# Written beside, then moved: a parse that fails leaves the committed list as it was, not cut short.
+python3 - "$work"/callgrind.* >"$work/linkd.order" <<'PY'
 import sys
 names = set()
 for path in sys.argv[1:]:
@@ -104,6 +105,7 @@ for path in sys.argv[1:]:
                 names.add(name)
 print("\n".join(sorted(names)))
 PY
+mv "$work/linkd.order" scripts/linkd.order
 echo "scripts/linkd.order: $(wc -l <scripts/linkd.order) symbols"
 # SwiftPM does not count the list among the link's inputs: link again, so .build/release/linkd uses the new one.
 rm -f .build/release/linkd
