@@ -129,6 +129,42 @@ struct LinkStoreTests {
         #expect(try await store.revokeLinks(app: "handz", owner: "carol") == 2)
     }
 
+    @Test("clicks-without-rowid-v1 rebuilds a store's click totals as one B-tree keyed by link id, totals kept, flushes adding to them")
+    func clickTotalsRebuilt() async throws {
+        let (store, location) = try await makeStore(.sqlite)
+        for n in 1...3 { try await store.createLink(record(n)) }
+        let opened = Date(timeIntervalSince1970: 1_790_000_000)
+        let buffer = ShareEventBuffer()
+        for n in 1...3 {
+            for k in 0..<n { buffer.record(.clickIOS, linkID: hexID(n), app: "handz", at: opened.addingTimeInterval(Double(k))) }
+        }
+        try await buffer.flush(into: store)
+        var before: [LinkClicks] = []
+        for n in 1...3 { before.append(try await store.clicks(linkID: hexID(n))) }
+        #expect(before.map(\.count) == [1, 2, 3])
+        await store.close()
+        // The table as stores made before the migration have it: a rowid table, its id in an index of its own.
+        for statement in [
+            #"CREATE TABLE clicks_rowid ("linkId" TEXT PRIMARY KEY NOT NULL, "count" INTEGER NOT NULL, "lastOpened" DATETIME)"#,
+            "INSERT INTO clicks_rowid SELECT linkId, count, lastOpened FROM clicks", "DROP TABLE clicks",
+            "ALTER TABLE clicks_rowid RENAME TO clicks",
+            "DELETE FROM grdb_migrations WHERE identifier = 'clicks-without-rowid-v1'",
+        ] { _ = try location.sql(statement) }
+        let autoindex = "SELECT count(*) FROM sqlite_master WHERE tbl_name = 'clicks' AND type = 'index'"
+        let withoutRowid = "SELECT count(*) FROM sqlite_master WHERE name = 'clicks' AND sql LIKE '%WITHOUT ROWID%'"
+        #expect(try location.sql(autoindex) == 1 && location.sql(withoutRowid) == 0)
+
+        let migrated = try await location.open()
+        #expect(try location.sql(autoindex) == 0 && location.sql(withoutRowid) == 1)
+        for n in 1...3 { #expect(try await migrated.clicks(linkID: hexID(n)) == before[n - 1]) }
+        buffer.record(.clickAndroid, linkID: hexID(1), app: "handz", at: opened.addingTimeInterval(60))
+        buffer.record(.clickDesktop, linkID: hexID(3), app: "handz", at: opened)
+        try await buffer.flush(into: migrated)
+        #expect(try await migrated.clicks(linkID: hexID(1)) == LinkClicks(count: 2, lastOpened: opened.addingTimeInterval(60)))
+        #expect(try await migrated.clicks(linkID: hexID(3)) == LinkClicks(count: 4, lastOpened: opened.addingTimeInterval(2)))
+        await migrated.close()
+    }
+
     @Test("owner-wide revocation drops exactly the revoked records from the cache", arguments: Backend.allCases)
     func ownerRevocationCache(backend: Backend) async throws {
         let (store, _) = try await makeStore(backend)

@@ -67,6 +67,10 @@ enum Migrations {
         migrator.registerMigration("links-owner-index-v1") { db in
             for statement in RedundantLinkIndexes.statements { try db.execute(sql: statement) }
         }
+        // The click totals in one B-tree instead of two (`ClickTotalsSchema`): a rewrite of the table, once.
+        migrator.registerMigration("clicks-without-rowid-v1") { db in
+            for statement in ClickTotalsSchema.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -35,14 +35,14 @@ public final class ShareEventBuffer: Sendable {
     @discardableResult
     public func record(_ event: ShareEvent, linkID: String, app: String, at date: Date = Date(), source: ShareSource? = nil) -> Bool {
         pending.withLock { links in
-            if let index = links.index(forKey: linkID) {
-                links.values[index].count(event, at: date, source: source)
+            // Under the cap, one hash of the id finds the link's events or makes them; at the cap, only a link
+            // already pending is counted.
+            if links.count < capacity {
+                links[linkID, default: LinkEvents(app: app)].count(event, at: date, source: source)
                 return true
             }
-            guard links.count < capacity else { return false }
-            var events = LinkEvents(app: app)
-            events.count(event, at: date, source: source)
-            links[linkID] = events
+            guard let index = links.index(forKey: linkID) else { return false }
+            links.values[index].count(event, at: date, source: source)
             return true
         }
     }

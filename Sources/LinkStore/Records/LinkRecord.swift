@@ -76,6 +76,22 @@ enum RedundantLinkIndexes {
     static let statements = ["DROP INDEX IF EXISTS links_owner"]
 }
 
+/// SQLite's `clicks` table rebuilt as a `WITHOUT ROWID` table keyed by link id. It was a rowid table with an index on
+/// the id: two B-trees, each written at a random place for every link opened since the last flush of openings, so
+/// that under a crawler's load a flush rewrote most pages of both (4,287 pages for the click totals of links whose
+/// day rows took 2,299). One B-tree now, with the same columns and types. PostgreSQL's table is unchanged.
+enum ClickTotalsSchema {
+    static let statements = [
+        """
+        CREATE TABLE clicks_by_link ("linkId" TEXT PRIMARY KEY NOT NULL, "count" INTEGER NOT NULL, "lastOpened" DATETIME)
+          WITHOUT ROWID
+        """,
+        "INSERT INTO clicks_by_link (linkId, count, lastOpened) SELECT linkId, count, lastOpened FROM clicks",
+        "DROP TABLE clicks",
+        "ALTER TABLE clicks_by_link RENAME TO clicks",
+    ]
+}
+
 /// Click statistics of one link.
 public struct LinkClicks: Sendable, Equatable {
     /// How many times the share path was opened.

@@ -67,6 +67,15 @@ public struct LinkEvents: Sendable, Equatable {
         return days
     }
 
+    /// Calls `body` with each day's counters in day order (no dictionary made for the one day most links have).
+    func forEachDay(_ body: (StatsDay, LinkDayCounts) -> Void) {
+        guard !otherDays.isEmpty else {
+            if let firstDay { body(firstDay, firstCounts) }
+            return
+        }
+        for (day, counts) in days.sorted(by: { $0.key < $1.key }) { body(day, counts) }
+    }
+
     /// Adds one `event` at `date`; a click also counts its `source` when it has a campaign or a referrer.
     public mutating func count(_ event: ShareEvent, at date: Date, source: ShareSource? = nil) {
         let day = StatsDay(date)
@@ -96,24 +105,10 @@ public struct LinkEvents: Sendable, Equatable {
 /// the click totals and the day rows of a batch in one transaction.
 public struct ShareEventBatch: Sendable, Equatable {
     /// The events by link id.
-    public var links: [String: LinkEvents] {
-        didSet { order = nil }
-    }
-    /// The ids of `links` in order, when `chunks(of:)` made the batch: its rows are read in this order instead of
-    /// sorting the links again for each kind of row (sorting was a tenth of a flush's time).
-    private var order: [String]?
+    public var links: [String: LinkEvents]
 
     /// - Parameters: see the properties.
     public init(links: [String: LinkEvents] = [:]) { self.links = links }
-
-    /// Batches with the same events are equal, whatever their order is known to be.
-    public static func == (lhs: ShareEventBatch, rhs: ShareEventBatch) -> Bool { lhs.links == rhs.links }
-
-    /// The links with their events, in link-id order.
-    private var ordered: [(id: String, events: LinkEvents)] {
-        guard let order else { return links.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
-        return order.compactMap { id in links[id].map { (id, $0) } }
-    }
 
     /// Whether there is nothing to write.
     public var isEmpty: Bool { links.isEmpty }
@@ -123,40 +118,57 @@ public struct ShareEventBatch: Sendable, Equatable {
     public static let writeChunk = 2_000
 
     /// The batch in parts of at most `size` links, in link-id order (so that instances flushing at once still lock
-    /// rows in the same order), each made when it is reached.
-    public func chunks(of size: Int = ShareEventBatch.writeChunk) -> some Sequence<ShareEventBatch> {
-        let ids = links.keys.sorted()
-        let links = self.links
-        return stride(from: 0, to: ids.count, by: max(1, size)).lazy.map { start in
-            var part: [String: LinkEvents] = [:]
-            let partIDs = Array(ids[start..<min(ids.count, start + size)])
-            part.reserveCapacity(partIDs.count)
-            for id in partIDs { part[id] = links[id] }
-            var chunk = ShareEventBatch(links: part)
-            chunk.order = partIDs
-            return chunk
+    /// rows in the same order). The links are sorted once, and each part is a slice of that order whose rows are
+    /// made when it is reached.
+    public func chunks(of size: Int = ShareEventBatch.writeChunk) -> some Sequence<ShareEventChunk> {
+        let ordered = links.sorted { $0.key < $1.key }
+        let size = max(1, size)
+        return stride(from: 0, to: ordered.count, by: size).lazy.map { start in
+            ShareEventChunk(links: ordered[start..<min(ordered.count, start + size)])
         }
     }
+
+    /// The whole batch's click totals, in link-id order (`ShareEventChunk.clickTotals`).
+    public var clickTotals: [(linkID: String, clicks: LinkClicks)] { whole.clickTotals }
+    /// The whole batch's day rows, in (link id, day) order (`ShareEventChunk.dayRows`).
+    public var dayRows: [(key: LinkDayKey, counts: LinkDayCounts)] { whole.dayRows }
+    /// The whole batch's source rows, in key order (`ShareEventChunk.sourceRows`).
+    public var sourceRows: [(key: SourceRowKey, clicks: Int)] { whole.sourceRows }
+
+    private var whole: ShareEventChunk { ShareEventChunk(links: links.sorted { $0.key < $1.key }[...]) }
+}
+
+/// Links of a batch in link-id order, and the rows a backend writes for them.
+public struct ShareEventChunk: Sendable {
+    /// The links with their events, in link-id order.
+    let links: ArraySlice<(key: String, value: LinkEvents)>
 
     /// The click totals to add, by link id in order (links with at least one click only: a preview or a store
     /// redirect is not a click).
     public var clickTotals: [(linkID: String, clicks: LinkClicks)] {
-        ordered.filter { $0.events.clicks.count > 0 }.map { ($0.id, $0.events.clicks) }
+        var rows: [(linkID: String, clicks: LinkClicks)] = []
+        rows.reserveCapacity(links.count)
+        for (id, events) in links where events.clicks.count > 0 { rows.append((id, events.clicks)) }
+        return rows
     }
 
     /// The day rows to add, non-zero ones only, in (link id, day) order (so that instances flushing at once lock
     /// rows in the same order).
     public var dayRows: [(key: LinkDayKey, counts: LinkDayCounts)] {
-        ordered.flatMap { id, events in
-            events.days.filter { !$0.value.isZero }.sorted { $0.key < $1.key }
-                .map { (LinkDayKey(linkID: id, app: events.app, day: $0.key), $0.value) }
+        var rows: [(key: LinkDayKey, counts: LinkDayCounts)] = []
+        rows.reserveCapacity(links.count)
+        for (id, events) in links {
+            events.forEachDay { day, counts in
+                if !counts.isZero { rows.append((LinkDayKey(linkID: id, app: events.app, day: day), counts)) }
+            }
         }
+        return rows
     }
 
     /// The source rows to add, in key order (link id, day, dimension, value); `(none)` is never written (`LinkEvents`).
     public var sourceRows: [(key: SourceRowKey, clicks: Int)] {
         var rows: [(key: SourceRowKey, clicks: Int)] = []
-        for (id, events) in ordered {
+        for (id, events) in links where !events.sources.isEmpty {
             for (day, sources) in events.sources.sorted(by: { $0.key < $1.key }) {
                 for (dimension, values) in sources.counts.sorted(by: { $0.key < $1.key }) {
                     for (value, clicks) in values.sorted(by: { $0.key < $1.key }) where clicks > 0 && value != ShareSource.none {
