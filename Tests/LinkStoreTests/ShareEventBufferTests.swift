@@ -33,6 +33,37 @@ struct ShareEventBufferTests {
         ])
     }
 
+    @Test("a batch's chunks hold every link once, in id order (hex ids and others mixed, long shared prefixes); each link's days in order")
+    func chunksInIDOrder() {
+        var links: [String: LinkEvents] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var ids = (0..<3_000).map { _ in (0..<32).map { _ in String(Int.random(in: 0..<16, using: &generator), radix: 16) }.joined() }
+        ids += (1...40).map(Self.id) + [
+            "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdee", "0123456789ABCDEF0123456789ABCDEF",
+            "0123456789abcdef", "0123456789abcdef0123456789abcdef0", "", "é-not-hex", "e-not-hex", "ffffffffffffffffffffffffffffffff",
+        ]
+        for (n, id) in ids.enumerated() {
+            var events = LinkEvents(app: "handz")
+            events.count(.clickIOS, at: Self.t0.addingTimeInterval(Double(n % 3) * 86_400))
+            events.count(.clickIOS, at: Self.t0)
+            links[id] = events
+        }
+        let batch = ShareEventBatch(links: links)
+        let expected = links.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let ascii = links.keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
+        #expect(ascii.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } == ascii.sorted(), "for ASCII ids, the strings' order")
+        let chunks = Array(batch.chunks(of: 7))
+        #expect(chunks.count == (links.count + 6) / 7)
+        #expect(chunks.flatMap { $0.clickTotals.map(\.linkID) } == expected)
+        #expect(batch.clickTotals.map(\.linkID) == expected)
+        let dayRows = chunks.flatMap(\.dayRows)
+        #expect(dayRows.map(\.key.linkID) == expected.flatMap { id in Array(repeating: id, count: links[id]!.days.count) })
+        #expect(dayRows.map(\.key) == batch.dayRows.map(\.key) && dayRows.map(\.counts) == batch.dayRows.map(\.counts))
+        for (a, b) in zip(dayRows, dayRows.dropFirst()) where a.key.linkID == b.key.linkID {
+            #expect(a.key.day < b.key.day)
+        }
+    }
+
     @Test("day counters add field by field and are zero only when every field is: each stored column counts")
     func dayCountsArithmetic() {
         let columns = LinkDayCounts.columns.count

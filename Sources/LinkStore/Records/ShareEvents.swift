@@ -121,7 +121,7 @@ public struct ShareEventBatch: Sendable, Equatable {
     /// rows in the same order). The links are sorted once, and each part is a slice of that order whose rows are
     /// made when it is reached.
     public func chunks(of size: Int = ShareEventBatch.writeChunk) -> some Sequence<ShareEventChunk> {
-        let ordered = links.sorted { $0.key < $1.key }
+        let ordered = Self.inIDOrder(links)
         let size = max(1, size)
         return stride(from: 0, to: ordered.count, by: size).lazy.map { start in
             ShareEventChunk(links: ordered[start..<min(ordered.count, start + size)])
@@ -135,7 +135,22 @@ public struct ShareEventBatch: Sendable, Equatable {
     /// The whole batch's source rows, in key order (`ShareEventChunk.sourceRows`).
     public var sourceRows: [(key: SourceRowKey, clicks: Int)] { whole.sourceRows }
 
-    private var whole: ShareEventChunk { ShareEventChunk(links: links.sorted { $0.key < $1.key }[...]) }
+    private var whole: ShareEventChunk { ShareEventChunk(links: Self.inIDOrder(links)[...]) }
+
+    /// `links` sorted by id, in the byte order of the ids' UTF-8 (for link ids, 32 lowercase hex digits, the order
+    /// of the strings). A link id is compared as its two 64-bit halves (`HexLinkID`), which order the same: a busy
+    /// second's batch of 40,000 links sorted by comparing strings was a twelfth of its flush.
+    static func inIDOrder(_ links: [String: LinkEvents]) -> [(key: String, value: LinkEvents)] {
+        // Positions are sorted, not the links: moving a link retains its strings and dictionaries.
+        var order: [(halves: (high: UInt64, low: UInt64)?, index: Dictionary<String, LinkEvents>.Index)] = []
+        order.reserveCapacity(links.count)
+        for index in links.indices { order.append((HexLinkID.halves(links[index].key), index)) }
+        order.sort { a, b in
+            if let x = a.halves, let y = b.halves { return x < y }
+            return links[a.index].key.utf8.lexicographicallyPrecedes(links[b.index].key.utf8)
+        }
+        return order.map { links[$0.index] }
+    }
 }
 
 /// Links of a batch in link-id order, and the rows a backend writes for them.
