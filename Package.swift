@@ -47,7 +47,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // glibc's malloc.h (mallopt): only LinkdServer's MallocArenas imports it.
+        // glibc's malloc.h (mallopt): only LinkdServer's MallocTuning imports it.
         .systemLibrary(name: "CMalloc"),
         // Typed wrappers over curl's variadic `curl_easy_setopt` / `curl_easy_getinfo`.
         .target(

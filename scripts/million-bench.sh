@@ -6,9 +6,9 @@
 #   zipf     link rank r drawn with probability ∝ 1/r (a few links take most opens, a long tail of one-off hits);
 #   uniform  every link equally likely (a crawler walking the store: no page is met twice).
 # Waits until the link cache's warm-up (linkCacheWarmup) has stopped growing, then prints `cached-rps N`, `zipf-rps N`,
-# `uniform-rps N` with their p99, the resident size after each and what the daemon wrote to disk during it (the
-# flushes of the openings counted: /proc/<pid>/io's write_bytes), their ratios to the cached figure, and the daemon's
-# resident size after the runs (`rss-mb N`).
+# `uniform-rps N` with their p99, the resident size after each and its peak during it (read every 0.2 s), what the
+# daemon wrote to disk during it (the flushes of the openings counted: /proc/<pid>/io's write_bytes), their ratios to
+# the cached figure, and the daemon's resident size after the runs (`rss-mb N`).
 # Usage: scripts/million-bench.sh [SECONDS]   LINKS=… LINKD_BIN=… (default .build/release/linkd, built first)
 #   EXTRA_CONF='key: value\n…' prepends configuration lines (e.g. 'linkCacheMegabytes: 200\n', 'clickFlushSeconds: 1\n').
 #   PERF_OUT=FILE [PERF_MODE=uniform]: a CPU profile of the daemon (perf record -g) during that mode's run, for
@@ -83,12 +83,17 @@ for mode in cached zipf uniform; do
     perf_pid=$!
   fi
   written=$(awk '$1 == "write_bytes:" { print $2 }' "/proc/$pid/io")
+  # The resident size read every 0.2 s through the run: its peak, which the figure read after the run can miss.
+  (while kill -0 "$pid" 2>/dev/null; do awk '/VmRSS/ { print $2 }' "/proc/$pid/status"; sleep 0.2; done) >"$work/rss-$mode" &
+  sampler=$!
   out=$(MILLION_IDS="$work/ids" MILLION_MODE=$mode wrk -t 1 -c 32 -d "${secs}s" --latency -s "$work/pick.lua" "$base")
   rps[$mode]=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' <<<"$out")
   p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
   errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" || true)
   written=$(awk -v before="$written" '$1 == "write_bytes:" { printf "%.0f", ($2 - before) / 1048576 }' "/proc/$pid/io")
-  echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors) }rss-after $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status") disk-written $written MB"
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+  peak=$(sort -n "$work/rss-$mode" | tail -1)
+  echo "$mode-rps ${rps[$mode]} p99 $p99 ${errors:+($errors) }rss-after $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status") rss-peak $(( ${peak:-0} / 1024 )) MB disk-written $written MB"
   [ -z "$perf_pid" ] || wait "$perf_pid"
 done
 awk -v c="${rps[cached]}" -v z="${rps[zipf]}" -v u="${rps[uniform]}" \

@@ -1,2 +1,2 @@
-/* glibc's malloc tuning (mallopt), for MallocArenas in LinkdServer. */
+/* glibc's malloc tuning (mallopt), for MallocTuning in LinkdServer. */
 #include <malloc.h>

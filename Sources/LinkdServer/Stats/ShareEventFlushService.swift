@@ -17,7 +17,7 @@ struct ShareEventFlushService: Service {
         await ServiceLoop.repeating(every: interval) { await flush() }
     }
 
-    /// The links in a flush past which malloc's free pages are given back after it (`MallocArenas.trim`): a busy
+    /// The links in a flush past which malloc's free pages are given back after it (`MallocTuning.trim`): a busy
     /// second's flush allocates and frees tens of megabytes, which would otherwise stay resident.
     static let trimAfterLinks = 1_000
 
@@ -25,7 +25,7 @@ struct ShareEventFlushService: Service {
         do {
             let links = buffer.pendingLinks
             try await buffer.flush(into: store)
-            if links >= Self.trimAfterLinks { MallocArenas.trim() }
+            if links >= Self.trimAfterLinks { MallocTuning.trim() }
         } catch {
             logger.error("share event flush failed", metadata: ["error": "\(error)", "pendingLinks": "\(buffer.pendingLinks)"])
         }

@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         EscapingLogHandler.bootstrap()  // no line of the daemon's log can be forged by the text it logs
-        MallocArenas.limit()  // before the threads that allocate start
+        MallocTuning.apply()  // before the threads that allocate start
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.load(
