@@ -238,7 +238,7 @@ let package = Package(
         // LinkRouter's manifests); fixtures both server and journey tests use (user agents, claim codes in pages).
         .target(
             name: "LinkdTestSupport",
-            dependencies: ["LinkRouter", "TokenSigning"],
+            dependencies: ["LinkRouter", "TokenSigning", .product(name: "Logging", package: "swift-log")],
             path: "Tests/LinkdTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -129,9 +129,12 @@ struct LinkStoreTests {
         #expect(try await store.revokeLinks(app: "handz", owner: "carol") == 2)
     }
 
-    @Test("clicks-without-rowid-v1 rebuilds a store's click totals as one B-tree keyed by link id, totals kept, flushes adding to them")
+    @Test("clicks-without-rowid-v1 rebuilds a store's click totals as one B-tree keyed by link id, logged, totals kept, flushes adding to them")
     func clickTotalsRebuilt() async throws {
-        let (store, location) = try await makeStore(.sqlite)
+        let location = try StoreLocation(.sqlite)
+        let firstStart = LogCapture()
+        let store = try await StoreFront.open(.sqlite(path: location.place), logger: firstStart.logger())
+        #expect(firstStart.lines.allSatisfy { $0.metadata["migration"] == nil }, "a new file's schema is made without a line per step")
         for n in 1...3 { try await store.createLink(record(n)) }
         let opened = Date(timeIntervalSince1970: 1_790_000_000)
         let buffer = ShareEventBuffer()
@@ -154,8 +157,13 @@ struct LinkStoreTests {
         let withoutRowid = "SELECT count(*) FROM sqlite_master WHERE name = 'clicks' AND sql LIKE '%WITHOUT ROWID%'"
         #expect(try location.sql(autoindex) == 1 && location.sql(withoutRowid) == 0)
 
-        let migrated = try await location.open()
+        let log = LogCapture()
+        let migrated = try await StoreFront.open(.sqlite(path: location.place), logger: log.logger())
         #expect(try location.sql(autoindex) == 0 && location.sql(withoutRowid) == 1)
+        let migrations = log.lines.filter { $0.metadata["migration"] != nil }
+        #expect(migrations.map { "\($0.message.split(separator: " ")[0]) \($0.metadata["migration"]!)" } == [
+            "applying clicks-without-rowid-v1", "applied clicks-without-rowid-v1",
+        ], "an upgrade logs each migration as it begins and ends")
         for n in 1...3 { #expect(try await migrated.clicks(linkID: hexID(n)) == before[n - 1]) }
         buffer.record(.clickAndroid, linkID: hexID(1), app: "handz", at: opened.addingTimeInterval(60))
         buffer.record(.clickDesktop, linkID: hexID(3), app: "handz", at: opened)

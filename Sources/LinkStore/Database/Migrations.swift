@@ -1,26 +1,36 @@
 import GRDB
+import Logging
 
 /// The versioned schema of the store. Add a migration; never edit a shipped one.
 enum Migrations {
-    static var migrator: DatabaseMigrator {
+    /// Every migration in order; with a `logger`, each notes when it begins and when its statements have run (as
+    /// `PostgresMigrations` does: one over a large table takes seconds to minutes, and the start waits for it).
+    static func migrator(logging logger: Logger?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1", migrate: createFirstTables)
+        func register(_ name: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            migrator.registerMigration(name) { db in
+                logger?.notice("applying a database migration (one over a large table can take minutes)", metadata: ["migration": "\(name)"])
+                try migrate(db)
+                logger?.notice("applied a database migration", metadata: ["migration": "\(name)"])
+            }
+        }
+        register("v1", createFirstTables)
         // Listing links newest first, by app, by owner or all (`LinkListing`): keyset pagination on (created, id).
-        migrator.registerMigration("admincli-links-listing") { db in
+        register("admincli-links-listing") { db in
             try db.create(index: "links_created", on: "links", columns: ["created", "id"])
             try db.create(index: "links_app_created", on: "links", columns: ["app", "created", "id"])
             try db.create(index: "links_owner_created", on: "links", columns: ["owner", "created", "id"])
         }
-        migrator.registerMigration("webhooks_v1", migrate: createWebhookTables)
+        register("webhooks_v1", createWebhookTables)
         // Deferred deep links (live claim codes) and per-link daily analytics (`DeferredSchema`).
-        migrator.registerMigration("deferred-v1") { db in
+        register("deferred-v1") { db in
             for statement in DeferredSchema.sqlite { try db.execute(sql: statement) }
         }
-        migrator.registerMigration("console-v1") { db in
+        register("console-v1") { db in
             try ConsoleMigration.apply(db)
         }
         // Published manifests: every version of every app (`ManifestTable`).
-        migrator.registerMigration("manifests-v1") { db in
+        register("manifests-v1") { db in
             try db.execute(sql: """
                 CREATE TABLE app_manifests (app TEXT NOT NULL, version INTEGER NOT NULL, hash TEXT NOT NULL,
                   source TEXT NOT NULL, publishedAt DATETIME NOT NULL, publishedBy TEXT NOT NULL, retired BOOLEAN NOT NULL,
@@ -29,46 +39,46 @@ enum Migrations {
             try db.execute(sql: "CREATE INDEX links_app_route ON links (app, route, status)")
         }
         // A link's live claim codes, counted inside the write that adds one (`insertClaim(maxPerLink:)`).
-        migrator.registerMigration("claims-v2") { db in
+        register("claims-v2") { db in
             try db.execute(sql: "CREATE INDEX claim_codes_link ON claim_codes (linkId, expires)")
         }
         // Certificates for the TLS listener and the lease of the instance ordering them (`TLSSecretTable`).
-        migrator.registerMigration("tls-v1") { db in
+        register("tls-v1") { db in
             for statement in TLSSchema.sqlite { try db.execute(sql: statement) }
         }
         // The stats rollups, built from the day rows already stored; the `(app, day)` index they replace dropped.
-        migrator.registerMigration("stats-rollups-v1") { db in
+        register("stats-rollups-v1") { db in
             for statement in StatsRollups.sqlite { try db.execute(sql: statement) }
         }
         // People's openings by campaign and referring host, their app rollup, and a link's own campaign.
-        migrator.registerMigration("sources-v1") { db in
+        register("sources-v1") { db in
             for statement in SourceSchema.sqlite { try db.execute(sql: statement) }
         }
         // Each app's top links per day (`TopDaily`), built from the day rows already stored.
-        migrator.registerMigration("top-daily-v1") { db in
+        register("top-daily-v1") { db in
             for statement in TopDaily.sqlite { try db.execute(sql: statement) }
         }
         // Short share URLs: a link's short id, unique (links made before have none: NULL, which a unique index
         // allows many of).
-        migrator.registerMigration("short-ids-v1") { db in
+        register("short-ids-v1") { db in
             try db.execute(sql: "ALTER TABLE links ADD COLUMN short_id TEXT")
             try db.execute(sql: "CREATE UNIQUE INDEX links_short_id ON links (short_id)")
         }
         // Custom paths: a link's path on its app's share hosts, unique per app whatever its case (`CustomPath`).
-        migrator.registerMigration("custom-paths-v1") { db in
+        register("custom-paths-v1") { db in
             for statement in CustomPathSchema.sqlite { try db.execute(sql: statement) }
         }
         // The listing of an app's custom paths read from an index alone (`CustomPathListingSchema`).
-        migrator.registerMigration("custom-path-listing-v1") { db in
+        register("custom-path-listing-v1") { db in
             for statement in CustomPathListingSchema.statements { try db.execute(sql: statement) }
         }
         // `links_owner` (app, owner) is a prefix of `links_owner_status`, which serves every lookup by owner: one
         // B-tree fewer for each new link to write.
-        migrator.registerMigration("links-owner-index-v1") { db in
+        register("links-owner-index-v1") { db in
             for statement in RedundantLinkIndexes.statements { try db.execute(sql: statement) }
         }
         // The click totals in one B-tree instead of two (`ClickTotalsSchema`): a rewrite of the table, once.
-        migrator.registerMigration("clicks-without-rowid-v1") { db in
+        register("clicks-without-rowid-v1") { db in
             for statement in ClickTotalsSchema.statements { try db.execute(sql: statement) }
         }
         return migrator

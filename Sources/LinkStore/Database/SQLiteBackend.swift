@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+public import Logging
 
 /// The embedded database on SQLite: links, revocations, API keys, key records, clicks and the audit log, for one
 /// process. SQL only: the memory (record cache, revocation set) is `StoreFront`'s.
@@ -14,8 +15,10 @@ public final class SQLiteBackend: StoreBackend {
     /// New links: concurrent creations share one transaction and one fsync.
     let groupCommit: SQLiteGroupCommit
 
-    /// Opens (creating and migrating if needed) the database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating and migrating if needed) the database at `path`. A store made by an earlier release is
+    /// migrated one step at a time, each logged with `logger` as it begins and ends (one over a large table takes
+    /// seconds to minutes, and the start waits for it).
+    public init(path: String, logger: Logger = Logger(label: "linkd.store")) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -26,7 +29,7 @@ public final class SQLiteBackend: StoreBackend {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Migrations.migrator.migrate(pool)
+            try Self.migrate(pool, logger: logger)
         } catch {
             throw LinkStoreError(.storage, "cannot open the store at \(path): \(error)")
         }
@@ -36,6 +39,13 @@ public final class SQLiteBackend: StoreBackend {
 
     /// The file's path.
     public var description: String { path }
+
+    /// Applies the migrations `pool` lacks: all at once and unlogged for a new file, logged one by one for a file an
+    /// earlier release made.
+    private static func migrate(_ pool: DatabasePool, logger: Logger) throws {
+        let upgrading = try pool.read { db in try !Migrations.migrator(logging: nil).appliedIdentifiers(db).isEmpty }
+        try Migrations.migrator(logging: upgrading ? logger : nil).migrate(pool)
+    }
 
     /// The transactions new links were committed in, and the links they held.
     public var linkCommits: GroupCommitCounts { groupCommit.counts }

@@ -124,7 +124,7 @@ public final class StoreFront: Sendable {
         let backend: any StoreBackend
         switch place {
         case .sqlite(let path):
-            backend = try SQLiteBackend(path: path)
+            backend = try SQLiteBackend(path: path, logger: logger)
         case .postgres(let url, let timing):
             backend = try await PostgresBackend.open(
                 url: url, syncInterval: timing.syncInterval, fullResyncInterval: timing.fullResyncInterval,

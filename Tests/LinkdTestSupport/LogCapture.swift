@@ -1,26 +1,29 @@
 import Foundation
-import Logging
+public import Logging
 
 /// A swift-log handler that keeps every line it is given, for tests that check what the server logs.
-final class LogCapture: @unchecked Sendable {  // `lines` behind `lock`
+public final class LogCapture: @unchecked Sendable {  // `lines` behind `lock`
     /// One logged line.
-    struct Line: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
+    public struct Line: Sendable {
+        public let level: Logger.Level
+        public let message: String
+        public let metadata: [String: String]
 
         /// Message and metadata as one string, to look for text that must never be logged.
-        var text: String { message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        public var text: String { message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
     }
 
     private let lock = NSLock()
     private var captured: [Line] = []
 
+    /// An empty capture.
+    public init() {}
+
     /// Everything logged so far.
-    var lines: [Line] { lock.withLock { captured } }
+    public var lines: [Line] { lock.withLock { captured } }
 
     /// A logger writing here.
-    func logger(label: String = "linkd") -> Logger {
+    public func logger(label: String = "linkd") -> Logger {
         Logger(label: label) { _ in Handler(capture: self) }
     }
 
