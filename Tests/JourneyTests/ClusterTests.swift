@@ -56,6 +56,50 @@ struct ClusterTests {
         try await Self.clicksAndDatabaseRestart(cluster, a, b, client: client)
     }
 
+    @Test("a link deleted where the change feed did not tell stops being served at the next full reload, the others served throughout and the cache never emptied")
+    func fullReloadKeepsTheCache() async throws {
+        let postgres = try TestPostgres.shared()
+        let database = try postgres.freshDatabase()
+        let name = String(database.split(separator: "/").last!.split(separator: "?").first!)
+        let daemon = try LinkdDaemon(
+            configuration: "rateLimitPerSecond: 0\nfullResyncSeconds: 10\n",
+            environment: [
+                "LINKD_DATABASE_URL": database, "LINKD_MASTER_KEY": Base64URL.encode(SecureRandom.bytes(32)), "LINKD_LOG_LEVEL": "info",
+            ])
+        defer { daemon.stop() }
+        let admin = try #require(daemon.initialAdminKey)
+        let keyReply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/admin/api-keys", bearer: admin,
+                                               json: ["kind": "client", "app": "handz", "label": "reload"])
+        let client = try #require(keyReply.json["key"] as? String)
+        var links: [(id: String, token: String, url: String)] = []
+        for _ in 0..<3 { links.append(try await Self.create(on: daemon, client: client)) }
+        func page(_ link: (id: String, token: String, url: String)) async throws -> Int {
+            try await TestHTTP.send("GET", daemon.baseURL + "/s/" + link.token).status
+        }
+        for link in links { #expect(try await page(link) == 200) }
+
+        // The row goes with no change in the feed (as if the change had been pruned unseen): the feed cannot tell,
+        // only the full reload (every 10 s here) can.
+        try postgres.psql("DELETE FROM links WHERE id = '\(links[0].id)'", database: name)
+        let deadline = ContinuousClock.now + .seconds(40)
+        var fewestCached = Int.max
+        var gone = false
+        while !gone, ContinuousClock.now < deadline {
+            gone = try await page(links[0]) != 200
+            for link in links.dropFirst() { #expect(try await page(link) == 200, "link \(link.id) while the store reloads") }
+            let metrics = try await TestHTTP.send("GET", daemon.baseURL + "/metrics")
+            let records = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("linkd_link_cache_records ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            fewestCached = min(fewestCached, Int(try #require(records)))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(gone, "the deleted link was still served 40 s later")
+        #expect(try await page(links[0]) == 404)
+        #expect(fewestCached >= 2, "the cache kept the other links through the reload (fewest: \(fewestCached))")
+        let log = daemon.output + daemon.errorOutput
+        #expect(log.contains("link cache refreshed") && log.contains("dropped=1"), "the log tells what the reload dropped")
+    }
+
     /// A share link made on `daemon` with the `client` key.
     static func create(on daemon: LinkdDaemon, client: String, owner: String = "u1") async throws -> (id: String, token: String, url: String) {
         let reply = try await TestHTTP.send("POST", daemon.baseURL + "/v1/links", bearer: client, json: [

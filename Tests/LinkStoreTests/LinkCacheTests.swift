@@ -200,4 +200,65 @@ struct LinkCacheTests {
         #expect(cache.fill((10..<200).map { Self.record($0) }, removalMark: cache.removalMark) == .full(81))
         #expect(cache.count == 90)
     }
+
+    @Test("a refresh keeps every record answering while it runs, replaces what it reads, and drops what it did not read")
+    func refresh() {
+        // Small segments, so that the refresh crosses many of them and evicts the replaced copies as it goes.
+        let cache = LinkCache(capacity: 2000, maxBytes: 256 << 10)
+        for n in 0..<1000 { cache.put(Self.record(n)) }
+        #expect(cache.count == 1000)
+        cache.beginRefresh()
+        // The store now holds 0..<990 (10 links deleted where no feed told), 5 of them with a new title, and 1000..<1010.
+        let store = (0..<990).map { Self.record($0, title: $0 % 200 == 0 ? "renamed \($0)" : nil) } + (1000..<1010).map { Self.record($0) }
+        var lowest = cache.count
+        for start in stride(from: 0, to: store.count, by: 100) {
+            #expect(cache.refresh(Array(store[start..<(start + 100)]), removalMark: cache.removalMark) == .filled(100))
+            lowest = min(lowest, cache.count)
+            // Links not read yet still answer, by id and by short id, reads moving nothing meanwhile.
+            for n in [995, 999] {
+                #expect(cache.get(Self.hexID(n)) == Self.record(n))
+                #expect(cache.get(shortID: Self.shortID(n)) == Self.record(n))
+            }
+        }
+        #expect(lowest >= 1000, "the cache never lost a record while refreshing")
+        // A removal during the refresh: the page read before it is read again.
+        let stale = cache.removalMark
+        cache.remove(Self.hexID(3))
+        #expect(cache.refresh([Self.record(3)], removalMark: stale) == .changed)
+        #expect(cache.endRefresh() == 10)
+        #expect(cache.count == 999)
+        for n in 990..<1000 {
+            #expect(cache.get(Self.hexID(n)) == nil, "link \(n), gone from the store, left the cache")
+            #expect(cache.get(shortID: Self.shortID(n)) == nil)
+        }
+        #expect(cache.get(Self.hexID(3)) == nil, "the removed link was not put back")
+        #expect(cache.get(Self.hexID(200))?.title == "renamed 200")
+        #expect(cache.get(shortID: Self.shortID(1005)) == Self.record(1005))
+        #expect(cache.endRefresh() == 0, "no refresh runs")
+        // Reads move records again after it, and the bounds hold.
+        for n in 2000..<5000 { cache.put(Self.record(n)) }
+        #expect(cache.count <= 2000)
+        #expect(cache.bytes <= 256 << 10)
+    }
+
+    @Test("a refresh stops at nine tenths of the cache, and emptying the cache meanwhile leaves nothing for its end to drop")
+    func refreshBounds() {
+        let cache = LinkCache(capacity: 100)
+        for n in 0..<90 { cache.put(Self.record(n)) }
+        cache.beginRefresh()
+        #expect(cache.refresh((0..<200).map { Self.record($0) }, removalMark: cache.removalMark) == .full(90))
+        #expect(cache.endRefresh() == 0)
+        #expect(cache.count == 90)
+        cache.beginRefresh()
+        cache.removeAll()
+        #expect(cache.refresh((500..<510).map { Self.record($0) }, removalMark: cache.removalMark) == .filled(10))
+        #expect(cache.endRefresh() == 0)
+        #expect(cache.count == 10)
+        // A refresh the store could not finish keeps what it did not reach.
+        cache.beginRefresh()
+        #expect(cache.refresh((500..<505).map { Self.record($0) }, removalMark: cache.removalMark) == .filled(5))
+        #expect(cache.endRefresh(keepingUnread: true) == 0)
+        #expect(cache.count == 10)
+        #expect(cache.get(Self.hexID(509)) == Self.record(509))
+    }
 }

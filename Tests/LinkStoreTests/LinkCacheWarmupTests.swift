@@ -80,4 +80,47 @@ struct LinkCacheWarmupTests {
         await store.close()
         await other.close()
     }
+
+    @Test("on a shared store, a full reload reads every link again while the cache answers, and drops the links deleted where the feed did not tell")
+    func fullReloadRefreshesInPlace() async throws {
+        let url = try TestPostgres.shared().freshDatabase()
+        let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let records = (0..<4500).map { n in
+            LinkRecord(
+                id: LinkCacheTests.hexID(n), app: "coin", route: "Canvas", params: ["coinId": "coin-\(n)"], owner: nil,
+                title: "COIN \(n)", created: now.addingTimeInterval(Double(n - 5000)), expires: now.addingTimeInterval(86_400),
+                shortID: LinkCacheTests.shortID(n))
+        }
+        let writer = try await StoreFront.open(.postgres(url: url))
+        _ = try await writer.importLinks(records, dryRun: false)
+        await writer.close()
+        let timing = PostgresTiming(syncInterval: .milliseconds(100), fullResyncInterval: .milliseconds(500))
+        let store = try await StoreFront.open(.postgres(url: url, timing: timing), cacheCapacity: 100_000, warmsLinkCache: true)
+        try await Self.eventually { store.cachedLinkCount >= 4500 }
+        #expect(store.cachedLinkCount == 4500)
+        // Gone from the table with no change in the feed (as if the change had been pruned unseen): only a full
+        // reload can tell.
+        let gone = [17, 2222, 4499]
+        try TestPostgres.shared().psql(
+            "DELETE FROM links WHERE id IN (\(gone.map { "'\(LinkCacheTests.hexID($0))'" }.joined(separator: ", ")))", database: database)
+        let sync = Task { try await store.synchronize(onKeysChanged: {}) }
+        // Sampled through a few full reloads (one every half second): the cache never starts over from empty.
+        var lowest = Int.max
+        let until = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < until {
+            lowest = min(lowest, store.cachedLinkCount)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try await Self.eventually { gone.allSatisfy { store.cachedLink(id: LinkCacheTests.hexID($0)) == nil } }
+        sync.cancel()
+        #expect(lowest >= 4497, "the fewest records cached while the store reloaded: \(lowest)")
+        for n in gone {
+            #expect(store.cachedLink(id: LinkCacheTests.hexID(n)) == nil, "link \(n)")
+            #expect(store.cachedLink(shortID: LinkCacheTests.shortID(n)) == .miss, "short id of link \(n)")
+        }
+        #expect(store.cachedLinkCount == 4497)
+        for n in [0, 18, 2221, 4498] { #expect(store.cachedLink(id: LinkCacheTests.hexID(n)) == records[n]) }
+        await store.close()
+    }
 }

@@ -156,6 +156,7 @@ struct ServerConfigurationTests {
             ("shareEventBufferCapacity: 0\n", "shareEventBufferCapacity must be 1–10000000"),
             ("shareEventBufferCapacity: 10000001\n", "shareEventBufferCapacity must be 1–10000000"),
             ("linkCacheMegabytes: 0\n", "linkCacheMegabytes must be 1–65536"),
+            ("fullResyncSeconds: 5\n", "fullResyncSeconds must be 10–86400"),
             ("linkCacheWarmup: maybe\n", "linkCacheWarmup"),
         ] {
             try text.write(toFile: file, atomically: true, encoding: .utf8)
@@ -197,6 +198,7 @@ extension ServerConfigurationTests {
             maxOriginFetches: 8
             database: postgres://linkd@db.internal:5432/linkd
             syncIntervalSeconds: 1.5
+            fullResyncSeconds: 120
             eventLoopThreads: 2
             fastPath: false
             headTimeoutSeconds: 5
@@ -247,6 +249,7 @@ extension ServerConfigurationTests {
         expected.ops.opsPort = 9100
         expected.claims.maxLiveClaimCodesPerLink = 50
         expected.store.shareEventBufferCapacity = 5000
+        expected.store.fullResyncSeconds = 120
         expected.tls.port = 8443
         expected.tls.host = "0.0.0.0"
         expected.tls.certificates = [CertificateFiles(certificate: "/etc/linkd/a.pem", privateKey: "/etc/linkd/a.key")]
@@ -260,7 +263,7 @@ extension ServerConfigurationTests {
         expected.acme.retryBaseSeconds = 10
         #expect(read == expected)
         // Every key of the configuration is one the file can set.
-        #expect(Set(ServerConfiguration.fileKeyNames).count == 48)
+        #expect(Set(ServerConfiguration.fileKeyNames).count == 49)
         try "database: null\n# only a comment\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try ServerConfiguration.load(file: file, environment: [:]).store.database == nil)
         try "\n# nothing but comments\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -275,7 +278,7 @@ extension ServerConfigurationTests {
         let names = ServerConfiguration.fileKeyNames + TLSSettings.keys.map { "tls.\($0.name)" }
             + ACMESettings.keys.map { "acme.\($0.name)" }
         let variables = (ServerConfiguration.flatKeys + nested).compactMap(\.variable)
-        #expect(names.count == 59 && variables.count >= 20)
+        #expect(names.count == 60 && variables.count >= 20)
         // A key is named in backticks, nested ones by their own name in their table.
         let missing = names.filter { name in !docs.contains("`\(name)`") && !docs.contains("`\(name.split(separator: ".").last!)`") }
         #expect(missing.isEmpty, "keys docs/configuration.md does not name: \(missing)")

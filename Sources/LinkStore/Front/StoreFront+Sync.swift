@@ -127,17 +127,18 @@ extension StoreFront {
         if manifestsChanged { await handlers.manifests() }
     }
 
-    /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache and the
-    /// unknown short ids (dropped; the cache is warmed again when the front warms it) and the keys (through the
-    /// handlers).
+    /// Reloads everything: the revocation set (added to; a revocation is never undone), the record cache (read again
+    /// in the background where the front warms its cache — the cache answers meanwhile and drops what is no longer
+    /// in the store at the end, `warmLinkCache(refreshing:)`; emptied otherwise), the unknown short ids (dropped) and
+    /// the keys (through the handlers).
     func fullResync(_ handlers: ChangeHandlers) async throws {
         try await syncLock.run {
             try await self.loadRevocations()
-            self.cache.removeAll()
+            if !self.warmsLinkCache { self.cache.removeAll() }
             self.shortIDs.removeUnknown()
             self.customPaths.removeAll()
         }
-        requestWarmup()
+        requestWarmup(refreshing: true)
         await handlers.keys()
         await handlers.manifests()
     }

@@ -11,6 +11,11 @@ import Synchronization
 /// `fill` puts in records read in bulk (the warm-up at start: `StoreFront.warmLinkCache`) without evicting any,
 /// and only when nothing was removed since the read began (`removalMark`), so a revocation or deletion that another
 /// instance made meanwhile is never hidden by an older copy.
+///
+/// A refresh (`beginRefresh`, `refresh`, `endRefresh`: a shared store's full reload) reads every record again while
+/// the cache keeps answering: each record read is written anew at the arena's head, and at the end the records
+/// not read again — in segments older than where the refresh began — are dropped, so a link deleted where the
+/// change feed did not say so leaves the cache, and no moment finds the cache empty.
 public final class LinkCache: Sendable {
     /// What `fill` did.
     public enum Fill: Equatable, Sendable {
@@ -79,6 +84,26 @@ public final class LinkCache: Sendable {
     public func fill(_ records: [LinkRecord], removalMark mark: UInt64) -> Fill {
         state.withLock { $0.fill(records, removalMark: mark) }
     }
+
+    /// Starts a refresh: the records cached now are the old ones until `refresh` writes them again. A refresh
+    /// already begun starts over from here.
+    public func beginRefresh() {
+        state.withLock { $0.beginRefresh() }
+    }
+
+    /// Writes `records` (read from the store since the refresh began) anew, replacing their old copies, unless a
+    /// record was removed since `mark`; stops when the records written since the refresh began take nine tenths of
+    /// either bound.
+    public func refresh(_ records: [LinkRecord], removalMark mark: UInt64) -> Fill {
+        state.withLock { $0.refresh(records, removalMark: mark) }
+    }
+
+    /// Ends a refresh: drops every record it did not write again, or keeps them (`keepingUnread`: the store could
+    /// not be read to the end, and an unchecked record serves better than none). How many were dropped.
+    @discardableResult
+    public func endRefresh(keepingUnread: Bool = false) -> Int {
+        state.withLock { $0.endRefresh(keepingUnread: keepingUnread) }
+    }
 }
 
 /// The cache's contents, under its lock.
@@ -90,6 +115,11 @@ struct PackedLinks {
     var symbols = PackedSymbols()
     /// Counts removals (`LinkCache.removalMark`).
     var removals: UInt64 = 0
+    /// While a refresh runs, the number of the first segment it writes to: older segments hold the records it has
+    /// not read again. Reads move no record meanwhile (a moved record would look refreshed).
+    var refreshMark: UInt64?
+    /// The records written by the refresh that runs.
+    var refreshed = 0
     let capacity: Int
     let maxBytes: Int
 
@@ -121,7 +151,7 @@ struct PackedLinks {
     private mutating func read(at location: UInt64) -> LinkRecord {
         let symbols = self.symbols
         let record = arena.withRecord(at: location) { PackedLinkRecord.decode($0, symbols: symbols) }
-        if arena.isOld(location) {
+        if refreshMark == nil, arena.isOld(location) {
             let copy = arena.withRecord(at: location) { Array($0.prefix(PackedLinkRecord.length($0))) }
             move(PackedKey(id: record.id), shortID: record.shortID, from: location, to: arena.append(copy))
             evictIfNeeded()
@@ -147,6 +177,44 @@ struct PackedLinks {
         byShortID.removeAll()
         arena.removeAll()
         removals &+= 1
+        // Nothing old is left: what a refresh writes from here on starts the arena again.
+        if refreshMark != nil { (refreshMark, refreshed) = (0, 0) }
+    }
+
+    mutating func beginRefresh() {
+        refreshMark = arena.sealLastSegment()
+        refreshed = 0
+    }
+
+    mutating func refresh(_ records: [LinkRecord], removalMark mark: UInt64) -> LinkCache.Fill {
+        guard mark == removals else { return .changed }
+        guard let refreshMark else { return .filled(0) }
+        var written = 0
+        // What the records written since the refresh began take, their segments counted whole.
+        var freshBytes = arena.allocatedBytes(from: refreshMark) + byID.bytes + byShortID.bytes + symbols.bytes
+        for record in records {
+            if refreshed >= capacity * 9 / 10 || freshBytes >= maxBytes / 10 * 9 { return .full(written) }
+            let key = PackedKey(id: record.id)
+            removeEntry(key)
+            guard let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { continue }
+            freshBytes += bytes.count
+            insert(key, shortID: record.shortID, bytes: bytes)
+            // The oldest segments go first: they hold the copies just replaced.
+            evictIfNeeded()
+            written += 1
+            refreshed += 1
+        }
+        return .filled(written)
+    }
+
+    mutating func endRefresh(keepingUnread: Bool) -> Int {
+        guard let mark = refreshMark else { return 0 }
+        var dropped = 0
+        while !keepingUnread, arena.segmentCount > 0, arena.firstSegment < mark {
+            dropped += dropOldestSegment()
+        }
+        (refreshMark, refreshed) = (nil, 0)
+        return dropped
     }
 
     mutating func fill(_ records: [LinkRecord], removalMark mark: UInt64) -> LinkCache.Fill {
@@ -211,18 +279,27 @@ struct PackedLinks {
     /// Drops the oldest segments while a bound is passed (the newest segment always stays).
     private mutating func evictIfNeeded() {
         while byID.count > capacity || bytes > maxBytes, arena.segmentCount > 1 {
-            let arena = self.arena
-            for location in arena.oldestSegmentLocations() {
-                let (key, shortID) = arena.withRecord(at: location) { (PackedLinkRecord.idKey($0), PackedLinkRecord.shortID($0)) }
-                if let slot = byID.find(hash: key.hashValue, matches: { $0 == location }) {
-                    byID.remove(at: slot, hashOf: { arena.idHash(at: $0) })
-                }
-                if let shortID, let slot = findShortID(shortID, at: location) {
-                    byShortID.remove(at: slot, hashOf: { arena.shortIDHash(at: $0) })
-                }
-            }
-            arena.dropOldest()
+            dropOldestSegment()
         }
+    }
+
+    /// Drops the oldest segment and the index entries of its records still cached (not replaced since); how many.
+    @discardableResult
+    private mutating func dropOldestSegment() -> Int {
+        let arena = self.arena
+        var dropped = 0
+        for location in arena.oldestSegmentLocations() {
+            let (key, shortID) = arena.withRecord(at: location) { (PackedLinkRecord.idKey($0), PackedLinkRecord.shortID($0)) }
+            if let slot = byID.find(hash: key.hashValue, matches: { $0 == location }) {
+                byID.remove(at: slot, hashOf: { arena.idHash(at: $0) })
+                dropped += 1
+            }
+            if let shortID, let slot = findShortID(shortID, at: location) {
+                byShortID.remove(at: slot, hashOf: { arena.shortIDHash(at: $0) })
+            }
+        }
+        arena.dropOldest()
+        return dropped
     }
 }
 
@@ -245,6 +322,21 @@ final class RecordArena {
     }
 
     var segmentCount: Int { segments.count }
+
+    /// The number of the oldest segment.
+    var firstSegment: UInt64 { first }
+
+    /// Ends the newest segment: the next record starts a new one. The number that segment will have.
+    func sealLastSegment() -> UInt64 {
+        if !segments.isEmpty { recordsInLast = segmentRecords }
+        return first + UInt64(segments.count)
+    }
+
+    /// The bytes held by the segments numbered `segment` and newer.
+    func allocatedBytes(from segment: UInt64) -> Int {
+        let start = Int(min(UInt64(segments.count), segment > first ? segment - first : 0))
+        return segments[start...].reduce(0) { $0 + $1.capacity }
+    }
 
     /// Whether the next segment's locations would pass what a `SlotTable` slot holds (after years of churn): the
     /// cache then starts over.

@@ -159,7 +159,9 @@ struct ServerComponents {
         }
         if let warning = try? PostgresLocation(url: url).tlsWarning { logger.warning("\(warning)") }
         do {
-            let timing = PostgresTiming(syncInterval: .milliseconds(Int(settings.syncIntervalSeconds * 1000)))
+            let timing = PostgresTiming(
+                syncInterval: .milliseconds(Int(settings.syncIntervalSeconds * 1000)),
+                fullResyncInterval: .milliseconds(Int(settings.fullResyncSeconds * 1000)))
             let store = try await StoreFront.open(
                 .postgres(url: url, timing: timing), cacheCapacity: settings.linkCacheCapacity,
                 cacheBytes: settings.linkCacheMegabytes << 20, logger: logger, revocationLoading: .inBackground,

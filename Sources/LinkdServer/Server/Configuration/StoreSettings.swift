@@ -14,6 +14,10 @@ public struct StoreSettings: ConfigurationSection {
     /// `syncIntervalSeconds` (0.05–60): how often an instance on a shared store polls the change feed besides
     /// LISTEN/NOTIFY; a revocation or key change made elsewhere is in force here within this plus 1 s.
     public var syncIntervalSeconds = 2.0
+    /// `fullResyncSeconds` (10–86400): how often an instance on a shared store reloads everything regardless of the
+    /// feed — the revocation set, and every cached link record read again while the cache keeps answering (the
+    /// records of links gone from the store dropped at the end) — the net under a change the feed lost.
+    public var fullResyncSeconds = 300.0
     /// `linkCacheCapacity`: the most link records kept in memory (packed, about 105 bytes each with their indexes'
     /// share); `linkCacheMegabytes` usually binds first.
     public var linkCacheCapacity = 2_000_000
@@ -21,8 +25,8 @@ public struct StoreSettings: ConfigurationSection {
     /// holds about a million typical links). Past it, the records least recently read go first.
     public var linkCacheMegabytes = LinkCache.defaultMaxBytes >> 20
     /// `linkCacheWarmup`: whether the store's active links are put into the link cache at start, in the background,
-    /// newest first, until it is nine tenths full (and again after a full reload emptied it), so that links nobody
-    /// opened since the start are answered from memory too.
+    /// newest first, until it is nine tenths full (and, on a shared store, read again at each full reload), so that
+    /// links nobody opened since the start are answered from memory too.
     public var linkCacheWarmup = true
     /// `clickFlushSeconds`: how often what the share path counted (clicks, last openings, the daily stats rows) is
     /// written to the store, in one transaction, and expired claim codes are swept. Half a second: a busy second's
@@ -39,7 +43,8 @@ public struct StoreSettings: ConfigurationSection {
         [
             .string("dataDir", \.dataDir, variable: "LINKD_DATA_DIR"),
             .optionalString("database", \.database, variable: "LINKD_DATABASE_URL"),
-            .double("syncIntervalSeconds", \.syncIntervalSeconds), .int("linkCacheCapacity", \.linkCacheCapacity),
+            .double("syncIntervalSeconds", \.syncIntervalSeconds), .double("fullResyncSeconds", \.fullResyncSeconds),
+            .int("linkCacheCapacity", \.linkCacheCapacity),
             .int("linkCacheMegabytes", \.linkCacheMegabytes), .bool("linkCacheWarmup", \.linkCacheWarmup),
             .double("clickFlushSeconds", \.clickFlushSeconds), .int("shareEventBufferCapacity", \.shareEventBufferCapacity),
         ]
@@ -54,6 +59,9 @@ public struct StoreSettings: ConfigurationSection {
         }
         guard (0.05...60).contains(syncIntervalSeconds) else {
             throw ConfigurationError(message: "syncIntervalSeconds must be 0.05–60")
+        }
+        guard (10...86_400).contains(fullResyncSeconds) else {
+            throw ConfigurationError(message: "fullResyncSeconds must be 10–86400")
         }
         guard linkCacheCapacity > 0 else { throw ConfigurationError(message: "linkCacheCapacity must be positive") }
         guard (1...65536).contains(linkCacheMegabytes) else {
