@@ -159,7 +159,9 @@ struct ErrorTests {
         func post(_ text: String, bytes: [UInt8] = [], to target: ClientDaemon? = nil) async throws -> Recorded {
             let target = target ?? daemon
             let body = Array(text.utf8) + bytes
-            let connection = try RawConnection(port: target.port)
+            // A file of a million rows is refused at its last row, each row checked before it: 6 s in a release build,
+            // 12–16 s in the debug build the tests run (measured 2026-11-28), past the usual 10 s read timeout.
+            let connection = try RawConnection(port: target.port, receiveTimeout: 120)
             try await connection.send("POST /v1/admin/imports?app=handz&format=csv HTTP/1.1\r\nHost: x\r\n"
                 + "Authorization: Bearer \(target.adminKey)\r\nContent-Type: text/csv\r\nContent-Length: \(body.count)\r\n\r\n")
             _ = await connection.sendSome(body)

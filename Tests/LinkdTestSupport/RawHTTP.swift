@@ -33,16 +33,19 @@ public final class RawConnection: @unchecked Sendable {
     private var pending: [UInt8] = []
 
     /// Connects to `host`:`port` (an IPv4 address, 127.0.0.1 by default) from `source` (another loopback address,
-    /// such as 127.0.0.2, makes the connection another client's); reads time out after 10 s, sends after
-    /// `sendTimeout` seconds; `receiveBuffer` sets a small receive buffer (a client that does not read then stops the
-    /// server's writes after a few KB, whatever the load).
-    public init(port: Int, host: String = "127.0.0.1", from source: String? = nil, sendTimeout: Int = 10, receiveBuffer: Int? = nil) throws {
+    /// such as 127.0.0.2, makes the connection another client's); reads time out after `receiveTimeout` seconds
+    /// (10), sends after `sendTimeout` seconds; `receiveBuffer` sets a small receive buffer (a client that does not
+    /// read then stops the server's writes after a few KB, whatever the load).
+    public init(
+        port: Int, host: String = "127.0.0.1", from source: String? = nil, sendTimeout: Int = 10, receiveTimeout: Int = 10,
+        receiveBuffer: Int? = nil
+    ) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HarnessError("socket() failed") }
         if var size = receiveBuffer.map(Int32.init) {  // before connect, so the window offered is this small
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var sendTimeoutValue = timeval(tv_sec: sendTimeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &sendTimeoutValue, socklen_t(MemoryLayout<timeval>.size))
