@@ -100,10 +100,12 @@ extension StoreFront {
         }
         let dropped = refreshing ? cache.endRefresh(keepingUnread: readFailed) : 0
         let took = (ContinuousClock.now - started).components
-        logger.info(refreshing ? "link cache refreshed" : "link cache warmed", metadata: [
+        var metadata: Logger.Metadata = [
             "links": "\(warmed)", "megabytes": "\(cache.bytes >> 20)", "outcome": "\(outcome)",
             "milliseconds": "\(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)",
-        ].merging(refreshing ? ["dropped": "\(dropped)"] : [:]) { $1 })
+        ]
+        if refreshing { metadata["dropped"] = "\(dropped)" }
+        logger.info(refreshing ? "link cache refreshed" : "link cache warmed", metadata: metadata)
     }
 }
 

@@ -50,7 +50,7 @@ public final class LinkCache: Sendable {
 
     /// Stores or replaces a record.
     public func put(_ record: LinkRecord) {
-        state.withLock { $0.put(record) }
+        _ = state.withLock { $0.put(record) }
     }
 
     /// Drops one record (it changed).
@@ -159,12 +159,16 @@ struct PackedLinks {
         return record
     }
 
-    mutating func put(_ record: LinkRecord) {
+    /// Stores or replaces a record, evicting the oldest segments past a bound; the bytes it took (0: too large to
+    /// pack, not cached, and its old copy gone).
+    @discardableResult
+    mutating func put(_ record: LinkRecord) -> Int {
         let key = PackedKey(id: record.id)
         removeEntry(key)
-        guard let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { return }
+        guard let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { return 0 }
         insert(key, shortID: record.shortID, bytes: bytes)
         evictIfNeeded()
+        return bytes.count
     }
 
     mutating func remove(_ key: PackedKey) {
@@ -194,13 +198,10 @@ struct PackedLinks {
         var freshBytes = arena.allocatedBytes(from: refreshMark) + byID.bytes + byShortID.bytes + symbols.bytes
         for record in records {
             if refreshed >= capacity * 9 / 10 || freshBytes >= maxBytes / 10 * 9 { return .full(written) }
-            let key = PackedKey(id: record.id)
-            removeEntry(key)
-            guard let bytes = PackedLinkRecord.encode(record, symbols: &symbols) else { continue }
-            freshBytes += bytes.count
-            insert(key, shortID: record.shortID, bytes: bytes)
-            // The oldest segments go first: they hold the copies just replaced.
-            evictIfNeeded()
+            // Past a bound the oldest segments go first: they hold the copies just replaced.
+            let size = put(record)
+            guard size > 0 else { continue }
+            freshBytes += size
             written += 1
             refreshed += 1
         }
